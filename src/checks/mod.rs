@@ -1,0 +1,65 @@
+//! The check families. Each family reads its artifact through its own parser, compares what it
+//! parsed with the recomputed truth, and emits findings; a family never parses another's artifact.
+
+pub mod consistency;
+pub mod manifest;
+pub mod memo;
+pub mod metrics;
+pub mod movements;
+pub mod script;
+pub mod source;
+pub mod svg;
+
+use crate::bundle::{Artifact, Bundle};
+use crate::recompute::Truth;
+use crate::report::Finding;
+use crate::source::Statements;
+use crate::spec::Spec;
+
+/// What every family may read.
+pub struct Context<'a> {
+    pub spec: &'a Spec,
+    pub stmts: &'a Statements,
+    /// `None` when the source's years are unusable (nothing can be recomputed).
+    pub truth: Option<&'a Truth>,
+    pub bundle: &'a Bundle,
+}
+
+impl<'a> Context<'a> {
+    /// The source years, when valid.
+    pub fn years(&self) -> Option<&'a [i32]> {
+        self.truth.map(|t| t.years.as_slice())
+    }
+
+    /// An artifact's text, or a `<family>.unreadable` finding when it is not UTF-8. `None`
+    /// without a finding when the artifact is absent (bundle.* already reported it).
+    pub fn text(&self, name: &str, unreadable_id: &'static str, out: &mut Vec<Finding>) -> Option<&'a str> {
+        let artifact: &'a Artifact = self.bundle.get(name)?;
+        match artifact.text() {
+            Ok(t) => Some(t),
+            Err(e) => {
+                out.push(
+                    Finding::fail(
+                        unreadable_id,
+                        format!("`{name}` is not valid UTF-8 (first bad byte at offset {})", e.valid_up_to()),
+                    )
+                    .artifact(name),
+                );
+                None
+            }
+        }
+    }
+}
+
+/// Declare a family's check table tersely: `checks![Family::X; "id", Fail, "meaning"; ...]`.
+#[macro_export]
+macro_rules! checks {
+    ($family:expr; $($id:literal, $sev:ident, $meaning:literal;)*) => {
+        &[$($crate::report::registry::CheckDef {
+            id: $id,
+            family: $family,
+            severity: $crate::report::Status::$sev,
+            meaning: $meaning,
+        },)*]
+    };
+}

@@ -1,0 +1,10 @@
+//! `svg.*`: not yet implemented (in progress).
+
+use crate::checks::Context;
+use crate::report::registry::CheckDef;
+use crate::report::{Family, Finding};
+
+pub const CHECKS: &[CheckDef] = crate::checks![Family::Svg;
+];
+
+pub fn check(_ctx: &Context, _out: &mut Vec<Finding>) {}

@@ -1,0 +1,496 @@
+//! Printed numbers and the rounding rule (contract §7).
+//!
+//! Every number vouch compares is first parsed into a [`Printed`]: its exact value, the number of
+//! digits after the decimal point as printed, and the decorations it carried (`%`, `x`, `$`,
+//! parentheses). Recomputed values are exact rationals ([`Num`]), so threshold and rounding
+//! decisions never go through binary floating point.
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Signed, ToPrimitive, Zero};
+use std::fmt;
+
+/// An exact number. Statements are tens of rows, so big rationals cost microseconds and make every
+/// comparison exact (a threshold test `a/b >= t` is decided as `a >= t*b`).
+pub type Num = BigRational;
+
+/// `10^e` as an exact number (negative `e` gives `1/10^|e|`).
+pub fn pow10(e: i32) -> Num {
+    let p = BigInt::from(10u32).pow(e.unsigned_abs());
+    if e >= 0 {
+        Num::from_integer(p)
+    } else {
+        Num::new(BigInt::one(), p)
+    }
+}
+
+pub fn int(n: i64) -> Num {
+    Num::from_integer(BigInt::from(n))
+}
+
+/// Parse a plain decimal literal (`-12.5`, `0.15`) exactly; used for spec thresholds.
+pub fn parse_decimal(s: &str) -> Option<Num> {
+    let p = parse_number(s)?;
+    if p.percent || p.multiple || p.currency || p.parenthesised {
+        return None;
+    }
+    Some(p.value)
+}
+
+/// A number as printed in an artifact or the source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Printed {
+    /// The trimmed text as it appeared.
+    pub raw: String,
+    /// Exact value in its own unit (`45.21%` has value 45.21).
+    pub value: Num,
+    /// Digits after the decimal point (negative for `1.5e3`-style exponents).
+    pub decimals: i32,
+    /// Significant digits as printed (`45%` has 2, `0.4521` has 4).
+    pub significant: u32,
+    pub percent: bool,
+    pub multiple: bool,
+    pub currency: bool,
+    pub parenthesised: bool,
+}
+
+impl Printed {
+    /// One unit of the last printed digit.
+    pub fn unit(&self) -> Num {
+        pow10(-self.decimals)
+    }
+
+    /// The interval `[v - unit/2, v + unit/2]` the printed number stands for.
+    pub fn interval(&self) -> Interval {
+        let half = self.unit() / int(2);
+        Interval {
+            lo: &self.value - &half,
+            hi: &self.value + &half,
+        }
+    }
+
+    /// Rescale the printed value (e.g. a percent read as a fraction): value and unit both scale.
+    pub fn scaled(&self, factor: &Num) -> Interval {
+        let iv = self.interval();
+        let (a, b) = (iv.lo * factor, iv.hi * factor);
+        if a <= b {
+            Interval { lo: a, hi: b }
+        } else {
+            Interval { lo: b, hi: a }
+        }
+    }
+}
+
+impl fmt::Display for Printed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.raw)
+    }
+}
+
+/// Parse a printed number: optional sign (`-`, `+`, `−`), parentheses for negatives, a leading
+/// currency sign, thousands separators in valid groups, an exponent, and a trailing `%` or `x`.
+/// Returns `None` for anything else (text, malformed grouping, empty).
+pub fn parse_number(text: &str) -> Option<Printed> {
+    let raw = text.trim();
+    if raw.is_empty() || raw.len() > 64 {
+        return None;
+    }
+    let mut s = raw;
+    let mut negative = false;
+    let mut parenthesised = false;
+    if let Some(inner) = s.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+        parenthesised = true;
+        negative = true;
+        s = inner.trim();
+    }
+    let mut percent = false;
+    let mut multiple = false;
+    if let Some(r) = s.strip_suffix('%') {
+        percent = true;
+        s = r.trim_end();
+    } else if let Some(r) = s
+        .strip_suffix('x')
+        .or_else(|| s.strip_suffix('X'))
+        .or_else(|| s.strip_suffix('×'))
+    {
+        multiple = true;
+        s = r.trim_end();
+    }
+    let mut currency = false;
+    let mut sign_seen = false;
+    loop {
+        if let Some(r) = s.strip_prefix('$') {
+            if currency {
+                return None;
+            }
+            currency = true;
+            s = r.trim_start();
+        } else if let Some(r) = s.strip_prefix('-').or_else(|| s.strip_prefix('−')) {
+            if sign_seen || parenthesised {
+                return None;
+            }
+            sign_seen = true;
+            negative = true;
+            s = r;
+        } else if let Some(r) = s.strip_prefix('+') {
+            if sign_seen || parenthesised {
+                return None;
+            }
+            sign_seen = true;
+            s = r;
+        } else {
+            break;
+        }
+    }
+    if s.is_empty() {
+        return None;
+    }
+    // Split an exponent off.
+    let (mantissa, exponent) = match s.find(['e', 'E']) {
+        Some(i) => {
+            let e: i32 = s[i + 1..].parse().ok()?;
+            if e.abs() > 30 {
+                return None;
+            }
+            (&s[..i], e)
+        }
+        None => (s, 0),
+    };
+    let (int_part, frac_part) = match mantissa.split_once('.') {
+        Some((a, b)) => (a, b),
+        None => (mantissa, ""),
+    };
+    if int_part.is_empty() && frac_part.is_empty() {
+        return None;
+    }
+    let int_digits = ungroup(int_part)?;
+    if !frac_part.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if int_digits.is_empty() && frac_part.is_empty() {
+        return None;
+    }
+    let digits: String = format!("{int_digits}{frac_part}");
+    let significant = digits.trim_start_matches('0').len().max(1) as u32;
+    let mut m: BigInt = if digits.is_empty() {
+        BigInt::zero()
+    } else {
+        digits.parse().ok()?
+    };
+    if negative {
+        m = -m;
+    }
+    let decimals = frac_part.len() as i32 - exponent;
+    let value = Num::from_integer(m) * pow10(-(frac_part.len() as i32)) * pow10(exponent);
+    Some(Printed {
+        raw: raw.to_string(),
+        value,
+        decimals,
+        significant,
+        percent,
+        multiple,
+        currency,
+        parenthesised,
+    })
+}
+
+/// Remove valid thousands separators (`1,234,567`); reject malformed grouping (`1,23`).
+fn ungroup(int_part: &str) -> Option<String> {
+    if !int_part.contains(',') {
+        return int_part
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| int_part.to_string());
+    }
+    let mut groups = int_part.split(',');
+    let first = groups.next()?;
+    if first.is_empty() || first.len() > 3 || !first.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut out = first.to_string();
+    for g in groups {
+        if g.len() != 3 || !g.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        out.push_str(g);
+    }
+    Some(out)
+}
+
+/// A closed interval of exact numbers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Interval {
+    pub lo: Num,
+    pub hi: Num,
+}
+
+impl Interval {
+    pub fn point(x: Num) -> Interval {
+        Interval { lo: x.clone(), hi: x }
+    }
+    pub fn add(&self, other: &Interval) -> Interval {
+        Interval {
+            lo: &self.lo + &other.lo,
+            hi: &self.hi + &other.hi,
+        }
+    }
+    pub fn overlaps(&self, other: &Interval) -> bool {
+        self.lo <= other.hi && other.lo <= self.hi
+    }
+    pub fn contains(&self, x: &Num) -> bool {
+        &self.lo <= x && x <= &self.hi
+    }
+}
+
+impl fmt::Display for Interval {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let places = places_for(&self.lo).max(places_for(&self.hi));
+        write!(
+            f,
+            "[{}, {}]",
+            show(&self.lo, places),
+            show(&self.hi, places)
+        )
+    }
+}
+
+/// How a printed number compares with the recomputed value under §7.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Agreement {
+    /// Within half a unit of the last digit.
+    Pass,
+    /// Within one unit (truncation or double rounding).
+    Warn,
+    /// Beyond one unit.
+    Fail,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judgement {
+    pub agreement: Agreement,
+    /// Distance in units of the last printed digit.
+    pub k: Num,
+}
+
+/// Judge printed `p` against recomputed `x` (in base units) read at `scale` (1 for fractions,
+/// 100 for percents): `k = |x·scale − v| / 10^−d`, pass at `k ≤ 0.5`, warn at `k ≤ 1` (each with
+/// the contract's `1e-9·|x|` slack), fail beyond.
+pub fn judge(x: &Num, p: &Printed, scale: &Num) -> Judgement {
+    let xs = x * scale;
+    let diff = (&xs - &p.value).abs();
+    let unit = p.unit();
+    let slack = xs.abs() / int(1_000_000_000);
+    let k = &diff / &unit;
+    let agreement = if diff <= &unit / int(2) + &slack {
+        Agreement::Pass
+    } else if diff <= &unit + &slack {
+        Agreement::Warn
+    } else {
+        Agreement::Fail
+    };
+    Judgement { agreement, k }
+}
+
+/// Round half away from zero to `places` digits after the point and print.
+pub fn show(x: &Num, places: u32) -> String {
+    let scale = pow10(places as i32);
+    let scaled = x * &scale;
+    let rounded = if scaled.is_negative() {
+        -((-scaled) + Num::new(BigInt::one(), BigInt::from(2))).floor()
+    } else {
+        (scaled + Num::new(BigInt::one(), BigInt::from(2))).floor()
+    };
+    let n = rounded.to_integer();
+    let neg = n.is_negative();
+    let digits = n.abs().to_string();
+    let places = places as usize;
+    let body = if places == 0 {
+        digits
+    } else if digits.len() > places {
+        format!(
+            "{}.{}",
+            &digits[..digits.len() - places],
+            &digits[digits.len() - places..]
+        )
+    } else {
+        format!("0.{}{}", "0".repeat(places - digits.len()), digits)
+    };
+    if neg && body.bytes().any(|b| b.is_ascii_digit() && b != b'0') {
+        format!("-{body}")
+    } else {
+        body
+    }
+}
+
+/// Enough places to show `x` with about six significant digits (at least 2, at most 12).
+pub fn places_for(x: &Num) -> u32 {
+    let f = x.to_f64().unwrap_or(0.0).abs();
+    if f == 0.0 || !f.is_finite() {
+        return 2;
+    }
+    let mag = f.log10().floor() as i32;
+    (5 - mag).clamp(2, 12) as u32
+}
+
+/// Show a recomputed value for a reader: about six significant digits.
+pub fn show_auto(x: &Num) -> String {
+    show(x, places_for(x))
+}
+
+/// The shortest exact decimal for a terminating `x` (else about six significant digits).
+pub fn show_exact(x: &Num) -> String {
+    for places in 0..=28u32 {
+        if (x * pow10(places as i32)).is_integer() {
+            return show(x, places);
+        }
+    }
+    show_auto(x)
+}
+
+/// `k` for display: two decimals.
+pub fn show_k(k: &Num) -> String {
+    show(k, 2)
+}
+
+pub fn to_f64(x: &Num) -> f64 {
+    x.to_f64().unwrap_or(f64::NAN)
+}
+
+pub fn is_int(x: &Num) -> bool {
+    x.is_integer()
+}
+
+pub fn one() -> Num {
+    Num::one()
+}
+
+pub fn zero() -> Num {
+    Num::zero()
+}
+
+
+/// How a ratio is printed: as a fraction (0.4521) or ×100 (45.21, 45.21 %, points).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scale {
+    Fraction,
+    Hundred,
+}
+
+impl Scale {
+    pub fn factor(self) -> Num {
+        match self {
+            Scale::Fraction => one(),
+            Scale::Hundred => int(100),
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Scale::Fraction => "fraction",
+            Scale::Hundred => "percent",
+        }
+    }
+}
+
+/// The outcome of choosing a scale by fit (contract §2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScaleChoice {
+    pub scale: Scale,
+    /// A percent hint (header or `%` signs) pointed the other way.
+    pub hint_contradicted: bool,
+}
+
+/// Choose the scale under which more of the `(recomputed, printed)` pairs have `k <= 1`; on a tie
+/// more with `k <= 0.5`; then the percent hint (`hint`, or any printed `%`); then fraction.
+pub fn fit_scale<'a>(pairs: impl IntoIterator<Item = (&'a Num, &'a Printed)> + Clone, hint: bool) -> ScaleChoice {
+    let score = |s: Scale| {
+        let f = s.factor();
+        let mut within_one = 0usize;
+        let mut within_half = 0usize;
+        for (x, p) in pairs.clone() {
+            let j = judge(x, p, &f);
+            if j.agreement <= Agreement::Warn {
+                within_one += 1;
+            }
+            if j.agreement == Agreement::Pass {
+                within_half += 1;
+            }
+        }
+        (within_one, within_half)
+    };
+    let hint = hint || pairs.clone().into_iter().any(|(_, p)| p.percent);
+    let (fr, hu) = (score(Scale::Fraction), score(Scale::Hundred));
+    let scale = if fr != hu {
+        if hu > fr {
+            Scale::Hundred
+        } else {
+            Scale::Fraction
+        }
+    } else if hint {
+        Scale::Hundred
+    } else {
+        Scale::Fraction
+    };
+    ScaleChoice {
+        scale,
+        hint_contradicted: hint && scale == Scale::Fraction && fr != hu,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> Printed {
+        parse_number(s).unwrap_or_else(|| panic!("{s} should parse"))
+    }
+
+    #[test]
+    fn parses_decorated_numbers() {
+        assert_eq!(p("45.21%").value, parse_decimal("45.21").unwrap());
+        assert!(p("45.21%").percent);
+        assert_eq!(p("45.21%").decimals, 2);
+        assert_eq!(p("(1,234.5)").value, parse_decimal("-1234.5").unwrap());
+        assert_eq!(p("$1,234").value, int(1234));
+        assert!(p("1.53x").multiple);
+        assert_eq!(p("−0.5").value, parse_decimal("-0.5").unwrap());
+        assert_eq!(p("-$12").value, int(-12));
+        assert_eq!(p("1.5e3").decimals, -2);
+        assert_eq!(p("45%").significant, 2);
+        assert_eq!(p("0.4521").significant, 4);
+        assert_eq!(p(".5").decimals, 1);
+    }
+
+    #[test]
+    fn rejects_text_and_bad_grouping() {
+        for s in ["", "abc", "1,23", "12,3456", "--1", "1.2.3", "$", "%", "(-1)", "1e", "n/a"] {
+            assert!(parse_number(s).is_none(), "{s}");
+        }
+    }
+
+    #[test]
+    fn judges_by_units_of_the_last_digit() {
+        let x = parse_decimal("0.452149").unwrap();
+        let j = judge(&x, &p("45.21"), &int(100));
+        assert_eq!(j.agreement, Agreement::Pass);
+        let j = judge(&x, &p("45.22"), &int(100));
+        assert_eq!(j.agreement, Agreement::Warn);
+        let j = judge(&x, &p("45.24"), &int(100));
+        assert_eq!(j.agreement, Agreement::Fail);
+    }
+
+    #[test]
+    fn a_tie_at_half_a_unit_passes() {
+        let x = parse_decimal("0.45215").unwrap();
+        assert_eq!(judge(&x, &p("0.4521"), &one()).agreement, Agreement::Pass);
+        assert_eq!(judge(&x, &p("0.4522"), &one()).agreement, Agreement::Pass);
+    }
+
+    #[test]
+    fn shows_rounded_half_away_from_zero() {
+        assert_eq!(show(&parse_decimal("2.345").unwrap(), 2), "2.35");
+        assert_eq!(show(&parse_decimal("-2.345").unwrap(), 2), "-2.35");
+        assert_eq!(show(&parse_decimal("0.004").unwrap(), 2), "0.00");
+        assert_eq!(show(&parse_decimal("-0.004").unwrap(), 2), "0.00");
+        assert_eq!(show(&int(12), 0), "12");
+    }
+}

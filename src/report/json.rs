@@ -1,0 +1,43 @@
+//! The JSON report: a versioned schema with a top-level `verdict` and a list `checks`.
+
+use super::{Report, Status};
+use serde_json::{json, Value};
+
+/// Bump when a field changes meaning or disappears; adding fields keeps the version.
+pub const SCHEMA_VERSION: u32 = 1;
+
+pub fn render(report: &Report) -> String {
+    let mut checks: Vec<Value> = report
+        .findings
+        .iter()
+        .map(|f| serde_json::to_value(f).expect("findings serialize"))
+        .collect();
+    for (def, worst) in report.check_summary() {
+        if worst == Status::Pass {
+            checks.push(json!({ "id": def.id, "status": "pass", "message": def.meaning }));
+        }
+    }
+    let not_checked: Vec<&str> = report.families_not_checked().iter().map(|f| f.as_str()).collect();
+    let doc = json!({
+        "schema": "vouch.report",
+        "schema_version": SCHEMA_VERSION,
+        "vouch_version": env!("CARGO_PKG_VERSION"),
+        "verdict": report.verdict(),
+        "source_faulty": report.source_faulty(),
+        "bundle": report.bundle,
+        "source": { "path": report.source, "sha256": report.source_sha256 },
+        "spec": report.spec,
+        "artifacts": report.artifacts,
+        "families_checked": report.families_checked,
+        "families_not_checked": not_checked,
+        "summary": {
+            "fail": report.count(Status::Fail),
+            "warn": report.count(Status::Warn),
+            "info": report.count(Status::Info),
+        },
+        "checks": checks,
+    });
+    let mut s = serde_json::to_string_pretty(&doc).expect("report serializes");
+    s.push('\n');
+    s
+}

@@ -1,0 +1,292 @@
+//! Findings, the verdict, and the renderers.
+//!
+//! A finding is a normal result, not an error: a bad bundle produces findings and a `reject`
+//! verdict. Check ids are stable; every id a family can emit is declared in its `CHECKS` table
+//! and collected by [`registry`].
+
+pub mod human;
+pub mod json;
+pub mod registry;
+
+use serde::Serialize;
+use std::fmt;
+
+/// The outcome of one check on one location.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pass,
+    Info,
+    Warn,
+    Fail,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Info => "info",
+            Status::Warn => "warn",
+            Status::Fail => "fail",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    Bundle,
+    Source,
+    Metrics,
+    Movements,
+    Svg,
+    Memo,
+    Manifest,
+    Script,
+    Consistency,
+}
+
+impl Family {
+    pub const ALL: [Family; 9] = [
+        Family::Bundle,
+        Family::Source,
+        Family::Metrics,
+        Family::Movements,
+        Family::Svg,
+        Family::Memo,
+        Family::Manifest,
+        Family::Script,
+        Family::Consistency,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Bundle => "bundle",
+            Family::Source => "source",
+            Family::Metrics => "metrics",
+            Family::Movements => "movements",
+            Family::Svg => "svg",
+            Family::Memo => "memo",
+            Family::Manifest => "manifest",
+            Family::Script => "script",
+            Family::Consistency => "consistency",
+        }
+    }
+}
+
+/// Where in an artifact a finding points.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Location {
+    /// 1-based line in the artifact's text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// 1-based data row (CSV records after the header).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row: Option<usize>,
+    /// The column (header as printed) or the field name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<String>,
+    /// The year the cell belongs to, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub year: Option<i32>,
+}
+
+impl Location {
+    pub fn line(line: usize) -> Location {
+        Location {
+            line: Some(line),
+            ..Default::default()
+        }
+    }
+    pub fn field(name: impl Into<String>) -> Location {
+        Location {
+            column: Some(name.into()),
+            ..Default::default()
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        *self == Location::default()
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(l) = self.line {
+            parts.push(format!("line {l}"));
+        }
+        if let Some(r) = self.row {
+            parts.push(format!("row {r}"));
+        }
+        if let Some(c) = &self.column {
+            parts.push(format!("column `{c}`"));
+        }
+        if let Some(y) = self.year {
+            parts.push(format!("year {y}"));
+        }
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// The numbers behind a finding on a printed value (contract §7).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct NumberDetail {
+    pub printed: String,
+    /// The printed value's interval, in its own unit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval: Option<String>,
+    /// What vouch recomputed, in the printed value's unit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recomputed: Option<String>,
+    /// Distance from the printed value in units of its last digit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub k: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub formula: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// `fraction`, `percent`, `multiple`, `money`, `points`…
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    pub id: &'static str,
+    pub status: Status,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<String>,
+    #[serde(skip_serializing_if = "Location::is_empty")]
+    pub location: Location,
+    pub message: String,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub number: Option<NumberDetail>,
+}
+
+impl Finding {
+    pub fn new(id: &'static str, status: Status, message: impl Into<String>) -> Finding {
+        Finding {
+            id,
+            status,
+            artifact: None,
+            location: Location::default(),
+            message: message.into(),
+            number: None,
+        }
+    }
+    pub fn fail(id: &'static str, message: impl Into<String>) -> Finding {
+        Finding::new(id, Status::Fail, message)
+    }
+    pub fn warn(id: &'static str, message: impl Into<String>) -> Finding {
+        Finding::new(id, Status::Warn, message)
+    }
+    pub fn info(id: &'static str, message: impl Into<String>) -> Finding {
+        Finding::new(id, Status::Info, message)
+    }
+    pub fn artifact(mut self, name: impl Into<String>) -> Finding {
+        self.artifact = Some(name.into());
+        self
+    }
+    pub fn at(mut self, location: Location) -> Finding {
+        self.location = location;
+        self
+    }
+    pub fn line(mut self, line: usize) -> Finding {
+        self.location.line = Some(line);
+        self
+    }
+    pub fn number(mut self, detail: NumberDetail) -> Finding {
+        self.number = Some(detail);
+        self
+    }
+    pub fn family(&self) -> &str {
+        self.id.split('.').next().unwrap_or(self.id)
+    }
+}
+
+/// The overall decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Accept,
+    Reject,
+}
+
+impl Verdict {
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Verdict::Accept => 0,
+            Verdict::Reject => 1,
+        }
+    }
+}
+
+/// An artifact as loaded: its name, size and digest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ArtifactDigest {
+    pub name: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+/// Everything one verification found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub bundle: String,
+    pub source: String,
+    pub source_sha256: String,
+    pub spec: String,
+    pub artifacts: Vec<ArtifactDigest>,
+    /// Families that were checked (the others are listed as not checked).
+    pub families_checked: Vec<Family>,
+    /// Every non-pass finding, in the order the checks ran.
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    pub fn verdict(&self) -> Verdict {
+        if self.findings.iter().any(|f| f.status == Status::Fail) {
+            Verdict::Reject
+        } else {
+            Verdict::Accept
+        }
+    }
+
+    /// Whether the source itself is faulty (a failing `source.*` check).
+    pub fn source_faulty(&self) -> bool {
+        self.findings
+            .iter()
+            .any(|f| f.status == Status::Fail && f.family() == "source")
+    }
+
+    pub fn count(&self, status: Status) -> usize {
+        self.findings.iter().filter(|f| f.status == status).count()
+    }
+
+    /// One entry per registered check of the checked families: the worst status it reached.
+    pub fn check_summary(&self) -> Vec<(&'static registry::CheckDef, Status)> {
+        registry::all()
+            .iter()
+            .copied()
+            .filter(|c| self.families_checked.contains(&c.family))
+            .map(|c| {
+                let worst = self
+                    .findings
+                    .iter()
+                    .filter(|f| f.id == c.id)
+                    .map(|f| f.status)
+                    .max()
+                    .unwrap_or(Status::Pass);
+                (c, worst)
+            })
+            .collect()
+    }
+
+    pub fn families_not_checked(&self) -> Vec<Family> {
+        Family::ALL
+            .iter()
+            .copied()
+            .filter(|f| !self.families_checked.contains(f))
+            .collect()
+    }
+}
