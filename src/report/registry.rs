@@ -44,7 +44,7 @@ pub fn markdown() -> String {
          Every check id `vouch` can emit, generated from the registry in the code\n\
          (`src/report/registry.rs` collects each family's `CHECKS` table). A test fails when this\n\
          file and the code disagree; regenerate it with\n\
-         `VOUCH_BLESS=1 cargo nextest run -E 'test(checks_catalogue)'`.\n\n\
+         `VOUCH_BLESS=1 cargo test --test it catalogue`.\n\n\
          Severity is the status a violation normally gets: `fail` makes the verdict `reject`,\n\
          `warn` and `info` do not. Some checks also emit a lower level for borderline cases\n\
          (e.g. `metrics.value` warns when a value is off by more than half a unit but at most\n\

@@ -1,1 +1,5 @@
+//! vouch's integration tests: one binary, one module per area.
 
+mod catalogue;
+mod defects;
+mod support;
