@@ -15,7 +15,6 @@ use layout::{LayoutError, RawSeries};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Metrics;
     "metrics.unreadable", Fail, "calculated_metrics.csv is not UTF-8 text.";
-    "metrics.parse", Fail, "calculated_metrics.csv is not a readable CSV table.";
     "metrics.layout", Fail, "No wide, long or transposed layout could be recognised.";
     "metrics.missing_metric", Fail, "A §2 metric with defined values has no column/row in the file.";
     "metrics.duplicate_metric", Fail, "Two columns or rows (or long-layout rows for one year) hold the same metric.";
@@ -107,7 +106,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
     let table = match layout::parse(text, spec) {
         Ok(t) => t,
         Err(LayoutError::Csv(e)) => {
-            out.push(Finding::fail("metrics.parse", format!("not a readable CSV table: {e}")).artifact(name));
+            out.push(Finding::fail("metrics.layout", format!("not a readable CSV table: {e}")).artifact(name));
             return reading;
         }
         Err(LayoutError::Empty) => {
