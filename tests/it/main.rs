@@ -1,5 +1,8 @@
 //! vouch's integration tests: one binary, one module per area.
 
+mod bundle;
 mod catalogue;
+mod cli;
+mod core;
 mod defects;
 mod support;

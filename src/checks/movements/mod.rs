@@ -7,7 +7,9 @@ mod table;
 use crate::checks::metrics::MetricsReading;
 use crate::checks::Context;
 use crate::names::{fold, parse_year_label, percent_hint, tokens};
-use crate::numbers::{fit_scale, judge, parse_number, show, show_k, Agreement, Num, Printed, Scale};
+use crate::numbers::{
+    fit_scale, judge, parse_number, show, show_k, Agreement, Num, Printed, Scale,
+};
 use crate::recompute::{Basis, Flag, ItemRef, Truth};
 use crate::report::registry::CheckDef;
 use crate::report::{Family, Finding, Location, NumberDetail};
@@ -37,13 +39,22 @@ fn resolve_item(name: &str, spec: &Spec, stmts: &Statements) -> Option<Resolved>
     let folded = fold(name);
     if let Some(r) = spec.rule_index(&folded) {
         if let RuleItems::Metric(m) = spec.movements.rules[r].items {
-            return Some(Resolved { item: ItemRef::Metric(m), only_rule: Some(r) });
+            return Some(Resolved {
+                item: ItemRef::Metric(m),
+                only_rule: Some(r),
+            });
         }
     }
     if let Some(i) = stmts.item_named(&folded, spec) {
-        return Some(Resolved { item: ItemRef::Line(i), only_rule: None });
+        return Some(Resolved {
+            item: ItemRef::Line(i),
+            only_rule: None,
+        });
     }
-    spec.metric_named(&folded).map(|m| Resolved { item: ItemRef::Metric(m), only_rule: None })
+    spec.metric_named(&folded).map(|m| Resolved {
+        item: ItemRef::Metric(m),
+        only_rule: None,
+    })
 }
 
 /// Map a rule cell to a rule id: folds to an id, else the first rule whose token sequence the
@@ -85,7 +96,12 @@ fn basis_name(spec: &Spec, b: Basis) -> String {
 }
 
 /// The flags that support a row's pair, given the variants the metrics file uses.
-fn supporting<'a>(truth: &'a Truth, metrics: &MetricsReading, t: usize, item: ItemRef) -> Vec<&'a Flag> {
+fn supporting<'a>(
+    truth: &'a Truth,
+    metrics: &MetricsReading,
+    t: usize,
+    item: ItemRef,
+) -> Vec<&'a Flag> {
     truth
         .flags
         .iter()
@@ -108,16 +124,25 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
     let spec = ctx.spec;
     let name = spec.artifacts.movements.as_str();
     let Some(truth) = ctx.truth else { return };
-    let Some(text) = ctx.text(name, "movements.unreadable", out) else { return };
+    let Some(text) = ctx.text(name, "movements.unreadable", out) else {
+        return;
+    };
     let table = match table::parse(text, spec) {
         Ok(t) => t,
         Err(table::TableError::Csv(e)) => {
-            out.push(Finding::fail("movements.parse", format!("not a readable CSV table: {e}")).artifact(name));
+            out.push(
+                Finding::fail("movements.parse", format!("not a readable CSV table: {e}"))
+                    .artifact(name),
+            );
             return;
         }
         Err(table::TableError::MissingColumn(what, header)) => {
             out.push(
-                Finding::fail("movements.parse", format!("no {what} column found in header `{header}`")).artifact(name),
+                Finding::fail(
+                    "movements.parse",
+                    format!("no {what} column found in header `{header}`"),
+                )
+                .artifact(name),
             );
             return;
         }
@@ -126,15 +151,25 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
     let mut listed: Vec<(usize, ItemRef)> = Vec::new();
     let mut judged: Vec<Judged> = Vec::new();
     for row in &table.rows {
-        let loc = Location { line: Some(row.line), row: Some(row.row), ..Default::default() };
+        let loc = Location {
+            line: Some(row.line),
+            row: Some(row.row),
+            ..Default::default()
+        };
         let Some(res) = resolve_item(&row.item, spec, stmts) else {
             out.push(
                 Finding::fail(
                     "movements.unknown_item",
-                    format!("`{}` is neither a source line item nor a §2 metric", row.item),
+                    format!(
+                        "`{}` is neither a source line item nor a §2 metric",
+                        row.item
+                    ),
                 )
                 .artifact(name)
-                .at(Location { column: Some("item".into()), ..loc }),
+                .at(Location {
+                    column: Some("item".into()),
+                    ..loc
+                }),
             );
             continue;
         };
@@ -156,7 +191,10 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
             );
             continue;
         };
-        let loc = Location { year: Some(truth.years[t]), ..loc };
+        let loc = Location {
+            year: Some(truth.years[t]),
+            ..loc
+        };
         listed.push((t, res.item));
         let mut flags = supporting(truth, metrics, t, res.item);
         if let Some(r) = res.only_rule {
@@ -167,7 +205,10 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
             out.push(
                 Finding::fail(
                     "movements.spurious",
-                    format!("{item} in {} is flagged but no rule fires for it", truth.years[t]),
+                    format!(
+                        "{item} in {} is flagged but no rule fires for it",
+                        truth.years[t]
+                    ),
                 )
                 .artifact(name)
                 .at(loc),
@@ -203,24 +244,37 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
             out.push(
                 Finding::info(
                     "movements.extra_flag",
-                    format!("{item} in {} is supported by an accepted extra rule ({})", truth.years[t], basis_name(spec, flags[0].basis)),
+                    format!(
+                        "{item} in {} is supported by an accepted extra rule ({})",
+                        truth.years[t],
+                        basis_name(spec, flags[0].basis)
+                    ),
                 )
                 .artifact(name)
                 .at(loc.clone()),
             );
         }
-        let printed = row.change.as_deref().filter(|c| !spec.is_blank(c)).and_then(|c| {
-            let p = parse_number(c);
-            if p.is_none() {
-                out.push(
-                    Finding::fail("movements.change", format!("change `{c}` is not a number"))
-                        .artifact(name)
-                        .at(loc.clone()),
-                );
-            }
-            p
+        let printed = row
+            .change
+            .as_deref()
+            .filter(|c| !spec.is_blank(c))
+            .and_then(|c| {
+                let p = parse_number(c);
+                if p.is_none() {
+                    out.push(
+                        Finding::fail("movements.change", format!("change `{c}` is not a number"))
+                            .artifact(name)
+                            .at(loc.clone()),
+                    );
+                }
+                p
+            });
+        judged.push(Judged {
+            row,
+            t,
+            flags,
+            printed,
         });
-        judged.push(Judged { row, t, flags, printed });
     }
 
     // Scale of the change column by fit over all rows' candidate values.
@@ -245,7 +299,11 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
     for j in &judged {
         let Some(p) = &j.printed else { continue };
         let s = if p.percent { Scale::Hundred } else { scale };
-        let candidates: Vec<(&Num, &Flag)> = j.flags.iter().flat_map(|f| f.changes.iter().map(move |c| (c, *f))).collect();
+        let candidates: Vec<(&Num, &Flag)> = j
+            .flags
+            .iter()
+            .flat_map(|f| f.changes.iter().map(move |c| (c, *f)))
+            .collect();
         let Some((best_a, x, flag)) = candidates
             .iter()
             .map(|(x, f)| (judge(x, p, &s.factor()).agreement, *x, *f))
@@ -285,9 +343,18 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
                 format!("{item} in {year}: change `{}` is off by more than half a unit of its last digit", p.raw),
             )
         } else if negated {
-            Finding::fail("movements.change", format!("{item} in {year}: change `{}` has the wrong sign", p.raw))
+            Finding::fail(
+                "movements.change",
+                format!("{item} in {year}: change `{}` has the wrong sign", p.raw),
+            )
         } else {
-            Finding::fail("movements.change", format!("{item} in {year}: change `{}` does not match the recomputed change", p.raw))
+            Finding::fail(
+                "movements.change",
+                format!(
+                    "{item} in {year}: change `{}` does not match the recomputed change",
+                    p.raw
+                ),
+            )
         };
         out.push(f.artifact(name).at(loc).number(detail));
     }
@@ -311,13 +378,24 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
                     f.year,
                     rule.id,
                     show(&(x * Scale::Hundred.factor()), 2),
-                    if rule.absolute { "|change| ≥ " } else { "change ≥ " },
+                    if rule.absolute {
+                        "|change| ≥ "
+                    } else {
+                        "change ≥ "
+                    },
                     show(&(rule.threshold.clone() * Scale::Hundred.factor()), 0),
-                    unit = if matches!(rule.unit, crate::spec::Unit::Points) { "points" } else { "%" },
+                    unit = if matches!(rule.unit, crate::spec::Unit::Points) {
+                        "points"
+                    } else {
+                        "%"
+                    },
                 ),
             )
             .artifact(name)
-            .at(Location { year: Some(f.year), ..Default::default() })
+            .at(Location {
+                year: Some(f.year),
+                ..Default::default()
+            })
             .number(NumberDetail {
                 printed: String::new(),
                 recomputed: Some(show(x, 6)),
