@@ -4,7 +4,7 @@
 
 use crate::names::fold;
 use crate::numbers::{parse_number, Interval, Num};
-use crate::spec::formula::{Env, Expr, Op, Ref, Undefined};
+use crate::spec::formula::{Env, Expr, IntervalEnv, Ref, Undefined};
 use crate::spec::Spec;
 use num_traits::Signed;
 use std::path::Path;
@@ -526,7 +526,7 @@ fn derive_pairs(stmts: &mut Statements, spec: &Spec) {
     for d in &spec.source.derived {
         for t in 0..stmts.rows {
             let existing = stmts.item(d.column).and_then(|it| it.cells[t].clone());
-            let Some(derived) = interval_eval(&d.formula, stmts, t) else {
+            let Some(derived) = derive(&d.formula, stmts, t) else {
                 continue;
             };
             match existing {
@@ -596,59 +596,41 @@ fn derive_pairs(stmts: &mut Statements, spec: &Spec) {
     }
 }
 
-/// Evaluate a `+`/`-` formula over printed values both exactly and as an interval.
-fn interval_eval(e: &Expr, stmts: &Statements, t: usize) -> Option<(SourceValue, Interval)> {
-    match e {
-        Expr::Name {
-            slot: Some(Ref::Column(c)),
-            ..
-        } => {
-            let v = stmts.item(*c)?.cells[t].clone()?;
-            if v.derived {
-                return None;
-            }
-            let iv = v.interval();
-            Some((v, iv))
-        }
-        Expr::Neg(a) => {
-            let (v, iv) = interval_eval(a, stmts, t)?;
-            Some((
-                SourceValue {
-                    value: -v.value,
-                    decimals: v.decimals,
-                    derived: true,
-                },
-                Interval {
-                    lo: -iv.hi,
-                    hi: -iv.lo,
-                },
-            ))
-        }
-        Expr::Bin(op @ (Op::Add | Op::Sub), a, b) => {
-            let (va, ia) = interval_eval(a, stmts, t)?;
-            let (vb, ib) = interval_eval(b, stmts, t)?;
-            let (value, iv) = if *op == Op::Add {
-                (va.value + vb.value, ia.add(&ib))
-            } else {
-                (
-                    va.value - vb.value,
-                    Interval {
-                        lo: ia.lo - ib.hi,
-                        hi: ia.hi - ib.lo,
-                    },
-                )
-            };
-            Some((
-                SourceValue {
-                    value,
-                    decimals: va.decimals.max(vb.decimals),
-                    derived: true,
-                },
-                iv,
-            ))
-        }
-        _ => None,
+/// Printed values' intervals by spec column; derived cells are not printed and are absent.
+struct PrintedIntervals<'a> {
+    stmts: &'a Statements,
+}
+
+impl IntervalEnv for PrintedIntervals<'_> {
+    fn interval(&self, r: Ref, t: usize) -> Option<Interval> {
+        let Ref::Column(c) = r else { return None };
+        let v = self.stmts.item(c)?.cells.get(t)?.as_ref()?;
+        (!v.derived).then(|| v.interval())
     }
+}
+
+/// A derived value from printed inputs: exact value, its decimals, and its interval.
+fn derive(e: &Expr, stmts: &Statements, t: usize) -> Option<(SourceValue, Interval)> {
+    let iv = e.eval_interval(&PrintedIntervals { stmts }, t)?;
+    let value = e.eval(&SourceEnv { stmts }, t).ok()?;
+    let mut refs = Vec::new();
+    e.refs(&mut refs);
+    let decimals = refs
+        .iter()
+        .filter_map(|r| match r {
+            Ref::Column(c) => stmts.item(*c)?.cells.get(t)?.as_ref().map(|v| v.decimals),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    Some((
+        SourceValue {
+            value,
+            decimals,
+            derived: true,
+        },
+        iv,
+    ))
 }
 
 fn check_identity(stmts: &mut Statements, spec: &Spec) {

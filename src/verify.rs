@@ -45,9 +45,9 @@ pub fn verify_with(
     checks::script::check(&ctx, &mut findings);
     if ctx.truth.is_some() {
         let metrics = checks::metrics::check(&ctx, &mut findings);
-        checks::movements::check(&ctx, &metrics, &mut findings);
+        let movements = checks::movements::check(&ctx, &metrics, &mut findings);
         let memo = checks::memo::check(&ctx, &metrics, &mut findings);
-        checks::consistency::check(&ctx, &metrics, &memo, &manifest, &mut findings);
+        checks::consistency::check(&ctx, &metrics, &movements, &memo, &manifest, &mut findings);
         checked.extend([
             Family::Metrics,
             Family::Movements,

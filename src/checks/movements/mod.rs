@@ -113,6 +113,22 @@ fn supporting<'a>(
         .collect()
 }
 
+/// A printed change value matched to the flag it was judged against.
+#[derive(Clone, Debug)]
+pub struct PrintedChange {
+    pub t: usize,
+    pub flag: Flag,
+    pub printed: Printed,
+    pub scale: Scale,
+    pub location: Location,
+}
+
+/// What the movements file said, for the consistency family.
+#[derive(Clone, Debug, Default)]
+pub struct MovementsReading {
+    pub changes: Vec<PrintedChange>,
+}
+
 struct Judged<'a> {
     row: &'a table::Row,
     t: usize,
@@ -120,12 +136,15 @@ struct Judged<'a> {
     printed: Option<Printed>,
 }
 
-pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
+pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) -> MovementsReading {
+    let mut reading = MovementsReading::default();
     let spec = ctx.spec;
     let name = spec.artifacts.movements.as_str();
-    let Some(truth) = ctx.truth else { return };
+    let Some(truth) = ctx.truth else {
+        return reading;
+    };
     let Some(text) = ctx.text(name, "movements.unreadable", out) else {
-        return;
+        return reading;
     };
     let table = match table::parse(text, spec) {
         Ok(t) => t,
@@ -134,7 +153,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
                 Finding::fail("movements.parse", format!("not a readable CSV table: {e}"))
                     .artifact(name),
             );
-            return;
+            return reading;
         }
         Err(table::TableError::MissingColumn(what, header)) => {
             out.push(
@@ -144,7 +163,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
                 )
                 .artifact(name),
             );
-            return;
+            return reading;
         }
     };
     let stmts = ctx.stmts;
@@ -311,6 +330,19 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
         else {
             continue;
         };
+        let location = Location {
+            line: Some(j.row.line),
+            row: Some(j.row.row),
+            column: table.change_header.clone(),
+            year: Some(truth.years[j.t]),
+        };
+        reading.changes.push(PrintedChange {
+            t: j.t,
+            flag: flag.clone(),
+            printed: p.clone(),
+            scale: s,
+            location: location.clone(),
+        });
         if best_a == Agreement::Pass {
             continue;
         }
@@ -330,12 +362,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
         };
         let item = item_name(spec, stmts, flag.item);
         let year = truth.years[j.t];
-        let loc = Location {
-            line: Some(j.row.line),
-            row: Some(j.row.row),
-            column: table.change_header.clone(),
-            year: Some(year),
-        };
+        let loc = location;
         let negated = judge(&-x.clone(), p, &s.factor()).agreement == Agreement::Pass;
         let f = if best_a == Agreement::Warn {
             Finding::warn(
@@ -405,4 +432,5 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
             }),
         );
     }
+    reading
 }
