@@ -364,6 +364,7 @@ fn os_names_in_comments_and_strings_do_not_count() {
 #[test]
 fn a_star_import_from_os_flags_only_forbidden_names() {
     clean("from os import *\nx = getcwd()\np = path.join('a', 'b')\n");
+    clean("from os import *\ndef execute_query(q):\n    return q\nexecute_query(1)\nspawn_count = 2\n");
 }
 
 // --- artifact names -------------------------------------------------------------------------
