@@ -458,3 +458,61 @@ fn many_findings_of_one_kind_are_capped() {
     assert_eq!(got.len(), MAX_FINDINGS_PER_ID);
     assert!(got.last().unwrap().message.contains("80 more"));
 }
+
+/// Each case with CPython 3.12.1's own verdict (`ast.parse`), recorded when this test was
+/// written: vouch must agree.
+#[test]
+fn syntax_verdicts_agree_with_cpython_312() {
+    let cases: [(&str, &str, bool); 14] = [
+        (
+            "nested format spec",
+            "w=3\nx=1\nprint(f\"{x!r:>{w}}\")\n",
+            true,
+        ),
+        (
+            "same quotes in f-string",
+            "d={'a':1}\nprint(f\"{d[\"a\"]}\")\n",
+            true,
+        ),
+        (
+            "match",
+            "match x:\n    case [1, *rest]:\n        pass\n    case {'k': v}:\n        pass\n",
+            true,
+        ),
+        ("walrus", "if (n := 10) > 5:\n    pass\n", true),
+        ("type alias", "type X = int\n", true),
+        ("generic class", "class A[T]:\n    pass\n", true),
+        (
+            "except*",
+            "try:\n    pass\nexcept* ValueError:\n    pass\n",
+            true,
+        ),
+        ("python 2 print", "print \"x\"\n", false),
+        (
+            "3.14 except list",
+            "try:\n    pass\nexcept A, B:\n    pass\n",
+            false,
+        ),
+        ("3.14 t-string", "x = t\"hi {1}\"\n", false),
+        ("module-level return parses", "return 1\n", true),
+        (
+            "backslash in f-string expression",
+            "print(f\"{'\\n'.join(['a'])}\")\n",
+            true,
+        ),
+        (
+            "parenthesised context managers",
+            "with (open('a') as f, open('b') as g):\n    pass\n",
+            true,
+        ),
+        (
+            "inconsistent tabs",
+            "if True:\n\tx = 1\n        y = 2\n",
+            false,
+        ),
+    ];
+    for (what, src, valid) in cases {
+        let syntax = found(src).iter().any(|(_, id, _)| *id == "script.syntax");
+        assert_eq!(!syntax, valid, "{what}: {src}");
+    }
+}
