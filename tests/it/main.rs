@@ -5,4 +5,5 @@ mod catalogue;
 mod cli;
 mod core;
 mod defects;
+mod script;
 mod support;
