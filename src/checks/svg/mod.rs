@@ -1,4 +1,10 @@
-//! `svg.*`: not yet implemented (in progress).
+//! `svg.*`: the chart (contract §4).
+pub mod geometry;
+pub mod panels;
+pub mod parse;
+pub mod safety;
+pub mod scene;
+pub mod style;
 
 use crate::checks::Context;
 use crate::report::registry::CheckDef;

@@ -1,0 +1,388 @@
+//! Panel detection (contract §4). A *panel* is a rectangular area holding a title text, at least
+//! one data series and year labels along its category axis.
+//!
+//! Candidate areas come from two places, so grouped, flat and matplotlib charts all work: every
+//! container element (`g`, nested `svg`, `a`) that draws something, and every *frame* rect (a rect
+//! without fill, or one that encloses other marks). A candidate *qualifies* when it holds the three
+//! ingredients. A qualifying candidate that holds two disjoint qualifying candidates is a container
+//! of panels (a figure, a background), not a panel; among the rest, one inside another belongs to
+//! it, so the outermost are the panels. Near misses (year labels with a title but no series, or a
+//! series but no title) are reported so a broken panel is named rather than silently uncounted.
+
+use super::geometry::BBox;
+use super::scene::{Scene, ShapeKind, Text};
+
+/// At most this many qualifying candidates are compared (a chart has a handful).
+const MAX_QUALIFYING: usize = 256;
+
+/// A recognised year label: `2021`, `FY2021`, `FY 2021`, `FY21` (contract §5 forms).
+pub fn year_of(text: &str) -> Option<i32> {
+    let t = text.trim();
+    let upper = t.to_ascii_uppercase();
+    let digits = match upper.strip_prefix("FY") {
+        Some(rest) => {
+            let rest = rest.strip_prefix(' ').unwrap_or(rest);
+            if rest.len() == 2 && rest.bytes().all(|b| b.is_ascii_digit()) {
+                return rest.parse::<i32>().ok().map(|yy| 2000 + yy);
+            }
+            rest
+        }
+        None => t,
+    };
+    if digits.len() == 4 && digits.bytes().all(|b| b.is_ascii_digit()) && (digits.starts_with("19") || digits.starts_with("20")) {
+        digits.parse().ok()
+    } else {
+        None
+    }
+}
+
+/// Whether a text is a number as printed on an axis (`0`, `1,000`, `$1.2bn`, `-5%`, `(3)`, `1.5x`).
+pub fn is_numeric(text: &str) -> bool {
+    numeric_value(text).is_some()
+}
+
+/// The value of an axis number, ignoring currency signs, units and suffixes.
+pub fn numeric_value(text: &str) -> Option<f64> {
+    let t = text.trim();
+    let core: String = t
+        .trim_start_matches(['$', '€', '£', '¥', '(', '+'])
+        .trim_end_matches(|c: char| c.is_alphabetic() || matches!(c, '%' | ')' | ' '))
+        .replace([',', '\u{2009}', ' '], "")
+        .replace('−', "-");
+    let core = core.trim_start_matches(['$', '€', '£']);
+    if core.is_empty() || !core.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let v: f64 = core.parse().ok()?;
+    Some(if t.starts_with('(') && t.ends_with(')') { -v } else { v })
+}
+
+/// A title candidate: a text with a letter that is neither a year label nor an axis number.
+pub fn is_title_like(text: &str) -> bool {
+    year_of(text).is_none() && !is_numeric(text) && text.chars().any(char::is_alphabetic)
+}
+
+/// Which way the category (year) axis runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Axis {
+    /// Year labels in a row: years along x, values along y.
+    Horizontal,
+    /// Year labels in a column: years along y, values along x.
+    Vertical,
+}
+
+impl Axis {
+    /// A point's position along the category axis.
+    pub fn category(self, p: (f64, f64)) -> f64 {
+        match self {
+            Axis::Horizontal => p.0,
+            Axis::Vertical => p.1,
+        }
+    }
+    /// A point's position along the value axis, growing with the value (SVG's y grows down).
+    pub fn value(self, p: (f64, f64)) -> f64 {
+        match self {
+            Axis::Horizontal => -p.1,
+            Axis::Vertical => p.0,
+        }
+    }
+}
+
+/// What counts as a data mark, per shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A rect that encloses other marks or has no fill.
+    Frame,
+    /// A filled rect, circle, ellipse or use: one mark.
+    PointMark,
+    /// A path, polyline or polygon: each vertex is a mark.
+    Vertices,
+    /// A `line`: a rule or tick, never a mark.
+    Rule,
+}
+
+/// Classify every shape of the scene.
+pub fn roles(scene: &Scene, tol: f64) -> Vec<Role> {
+    let points: Vec<(usize, (f64, f64))> = scene
+        .shapes
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s.kind, ShapeKind::Path | ShapeKind::Circle | ShapeKind::Ellipse | ShapeKind::Use))
+        .flat_map(|(i, s)| s.points.iter().map(move |p| (i, *p)))
+        .collect();
+    scene
+        .shapes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match s.kind {
+            ShapeKind::Line => Role::Rule,
+            ShapeKind::Path => Role::Vertices,
+            ShapeKind::Circle | ShapeKind::Ellipse | ShapeKind::Use => Role::PointMark,
+            ShapeKind::Rect => {
+                // Strictly inside: a tick on a bar's edge does not make the bar a frame.
+                let inner = BBox { x0: s.bbox.x0 + tol, y0: s.bbox.y0 + tol, x1: s.bbox.x1 - tol, y1: s.bbox.y1 - tol };
+                let encloses = points.iter().any(|(k, p)| *k != i && inner.contains_point(*p, 0.0))
+                    || scene.shapes.iter().enumerate().any(|(k, o)| {
+                        k != i && o.kind == ShapeKind::Rect && s.bbox.contains(&o.bbox, tol) && o.bbox != s.bbox
+                    });
+                if !s.filled || encloses {
+                    Role::Frame
+                } else {
+                    Role::PointMark
+                }
+            }
+        })
+        .collect()
+}
+
+/// A detected panel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Panel {
+    pub area: BBox,
+    /// Index of its title text (the largest title-like text, then the topmost).
+    pub title: usize,
+    /// Indices of its year labels, along `axis`.
+    pub year_labels: Vec<usize>,
+    pub axis: Axis,
+    /// Texts and shapes it holds (indices into the scene).
+    pub texts: Vec<usize>,
+    pub shapes: Vec<usize>,
+    /// Line of the element that defines it (its group or frame).
+    pub line: usize,
+}
+
+/// An area that has year labels but lacks a title or a series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NearPanel {
+    pub area: BBox,
+    pub line: usize,
+    pub missing_title: bool,
+    pub missing_series: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Detection {
+    pub panels: Vec<Panel>,
+    pub near: Vec<NearPanel>,
+    /// Whether more qualifying areas existed than were compared.
+    pub truncated: bool,
+}
+
+struct Candidate {
+    members: Bits,
+    texts: Vec<usize>,
+    shapes: Vec<usize>,
+    frame: Option<usize>,
+    line: usize,
+    years: Option<(Axis, Vec<usize>)>,
+    title: Option<usize>,
+    series: bool,
+}
+
+impl Candidate {
+    fn qualifies(&self) -> bool {
+        self.years.is_some() && self.title.is_some() && self.series
+    }
+}
+
+/// Detect the panels of a scene.
+pub fn detect(scene: &Scene, roles: &[Role], tol: f64) -> Detection {
+    let n_texts = scene.texts.len();
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for &(g, line) in &scene.groups {
+        let texts: Vec<usize> = (0..n_texts).filter(|&t| scene.texts[t].groups.contains(&g)).collect();
+        let shapes: Vec<usize> = (0..scene.shapes.len()).filter(|&s| scene.shapes[s].groups.contains(&g)).collect();
+        candidates.push(candidate(scene, roles, texts, shapes, None, line, tol));
+    }
+    for (f, shape) in scene.shapes.iter().enumerate().filter(|(f, _)| roles[*f] == Role::Frame) {
+        let texts: Vec<usize> = (0..n_texts).filter(|&t| shape.bbox.contains(&scene.texts[t].bbox, tol)).collect();
+        let shapes: Vec<usize> =
+            (0..scene.shapes.len()).filter(|&s| s == f || shape.bbox.contains(&scene.shapes[s].bbox, tol)).collect();
+        candidates.push(candidate(scene, roles, texts, shapes, Some(f), shape.line, tol));
+    }
+    // The same content found as a group and as a frame is one candidate; keep the frame.
+    candidates.sort_by_key(|c| c.frame.is_none());
+    let mut unique: Vec<Candidate> = Vec::new();
+    for c in candidates {
+        if !unique.iter().any(|u| u.members == c.members) {
+            unique.push(c);
+        }
+    }
+    let (mut qualifying, others): (Vec<Candidate>, Vec<Candidate>) = unique.into_iter().partition(Candidate::qualifies);
+    let truncated = qualifying.len() > MAX_QUALIFYING;
+    qualifying.truncate(MAX_QUALIFYING);
+
+    let is_container = |a: &Candidate| {
+        let inside: Vec<&Candidate> =
+            qualifying.iter().filter(|b| b.members != a.members && b.members.subset_of(&a.members)).collect();
+        inside.iter().enumerate().any(|(i, b)| inside[i + 1..].iter().any(|c| b.members.disjoint(&c.members)))
+    };
+    let containers: Vec<bool> = qualifying.iter().map(is_container).collect();
+    let leaves: Vec<&Candidate> =
+        qualifying.iter().zip(&containers).filter(|(_, c)| !**c).map(|(q, _)| q).collect();
+    let outermost: Vec<&Candidate> = leaves
+        .iter()
+        .filter(|a| !leaves.iter().any(|b| b.members != a.members && a.members.subset_of(&b.members)))
+        .copied()
+        .collect();
+    let panels: Vec<Panel> = outermost.iter().map(|c| panel(scene, roles, c, tol)).collect();
+
+    let near = others
+        .iter()
+        .filter(|c| c.years.is_some() && (c.title.is_some() || c.series))
+        .filter(|c| !qualifying.iter().any(|q| c.members.subset_of(&q.members) || q.members.subset_of(&c.members)))
+        .filter(|c| !others.iter().any(|o| o.members != c.members && c.members.subset_of(&o.members) && o.years.is_some() && (o.title.is_some() || o.series)))
+        .map(|c| NearPanel {
+            area: area_of(scene, roles, c, tol),
+            line: c.line,
+            missing_title: c.title.is_none(),
+            missing_series: !c.series,
+        })
+        .collect();
+    Detection { panels, near, truncated }
+}
+
+fn candidate(
+    scene: &Scene,
+    roles: &[Role],
+    texts: Vec<usize>,
+    shapes: Vec<usize>,
+    frame: Option<usize>,
+    line: usize,
+    tol: f64,
+) -> Candidate {
+    let n_texts = scene.texts.len();
+    let mut members = Bits::new(n_texts + scene.shapes.len());
+    texts.iter().for_each(|&t| members.set(t));
+    shapes.iter().for_each(|&s| members.set(n_texts + s));
+    let years = year_labels(&scene.texts, &texts, tol);
+    let title = texts
+        .iter()
+        .copied()
+        .filter(|&t| is_title_like(&scene.texts[t].content))
+        .filter(|t| years.as_ref().is_none_or(|(_, y)| !y.contains(t)))
+        .max_by(|&a, &b| {
+            let (ta, tb) = (&scene.texts[a], &scene.texts[b]);
+            ta.font_px.total_cmp(&tb.font_px).then(tb.bbox.y0.total_cmp(&ta.bbox.y0))
+        });
+    let point_marks = shapes.iter().filter(|&&s| roles[s] == Role::PointMark).count();
+    let series = point_marks >= 2
+        || shapes.iter().any(|&s| roles[s] == Role::Vertices && scene.shapes[s].points.len() >= 2);
+    Candidate { members, texts, shapes, frame, line, years, title, series }
+}
+
+/// The largest aligned set of year labels (a row sharing a baseline, or a column sharing an
+/// anchor x) among `texts`, when it names at least two distinct years.
+fn year_labels(all: &[Text], texts: &[usize], tol: f64) -> Option<(Axis, Vec<usize>)> {
+    let years: Vec<usize> = texts.iter().copied().filter(|&t| year_of(&all[t].content).is_some()).collect();
+    if years.len() < 2 {
+        return None;
+    }
+    let mut best: Option<(usize, Axis, Vec<usize>)> = None;
+    for axis in [Axis::Horizontal, Axis::Vertical] {
+        // Aligned across the axis: a row shares y, a column shares x.
+        let key = |t: usize| match axis {
+            Axis::Horizontal => all[t].anchor.1,
+            Axis::Vertical => all[t].anchor.0,
+        };
+        let mut sorted = years.clone();
+        sorted.sort_by(|&a, &b| key(a).total_cmp(&key(b)));
+        let mut start = 0;
+        for i in 1..=sorted.len() {
+            if i == sorted.len() || key(sorted[i]) - key(sorted[i - 1]) > 2.0 * tol {
+                let run = sorted[start..i].to_vec();
+                let mut distinct: Vec<i32> = run.iter().filter_map(|&t| year_of(&all[t].content)).collect();
+                distinct.sort_unstable();
+                distinct.dedup();
+                if distinct.len() >= 2 && best.as_ref().is_none_or(|(n, _, _)| distinct.len() > *n) {
+                    best = Some((distinct.len(), axis, run));
+                }
+                start = i;
+            }
+        }
+    }
+    best.map(|(_, axis, mut run)| {
+        run.sort_by(|&a, &b| axis.category(all[a].anchor).total_cmp(&axis.category(all[b].anchor)));
+        (axis, run)
+    })
+}
+
+/// A candidate's area: its frame, or a frame among its shapes that encloses all the rest, or the
+/// bounding box of everything it holds.
+fn area_of(scene: &Scene, roles: &[Role], c: &Candidate, tol: f64) -> BBox {
+    if let Some(f) = c.frame {
+        return scene.shapes[f].bbox;
+    }
+    let all = c
+        .texts
+        .iter()
+        .map(|&t| scene.texts[t].bbox)
+        .chain(c.shapes.iter().map(|&s| scene.shapes[s].bbox))
+        .reduce(|a, b| a.union(&b));
+    let Some(all) = all else { return BBox { x0: 0.0, y0: 0.0, x1: 0.0, y1: 0.0 } };
+    c.shapes
+        .iter()
+        .filter(|&&s| roles[s] == Role::Frame && scene.shapes[s].bbox.contains(&all, tol))
+        .map(|&s| scene.shapes[s].bbox)
+        .next()
+        .unwrap_or(all)
+}
+
+fn panel(scene: &Scene, roles: &[Role], c: &Candidate, tol: f64) -> Panel {
+    let (axis, year_labels) = c.years.clone().unwrap_or((Axis::Horizontal, Vec::new()));
+    Panel {
+        area: area_of(scene, roles, c, tol),
+        title: c.title.unwrap_or(0),
+        year_labels,
+        axis,
+        texts: c.texts.clone(),
+        shapes: c.shapes.clone(),
+        line: c.line,
+    }
+}
+
+/// A fixed-size bit set over scene items (texts, then shapes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+    fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    fn subset_of(&self, o: &Bits) -> bool {
+        self.0.iter().zip(&o.0).all(|(a, b)| a & !b == 0)
+    }
+    fn disjoint(&self, o: &Bits) -> bool {
+        self.0.iter().zip(&o.0).all(|(a, b)| a & b == 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_every_year_form() {
+        assert_eq!(year_of("2021"), Some(2021));
+        assert_eq!(year_of("FY2021"), Some(2021));
+        assert_eq!(year_of("FY 2021"), Some(2021));
+        assert_eq!(year_of("fy21"), Some(2021));
+        assert_eq!(year_of("1,500"), None);
+        assert_eq!(year_of("3021"), None);
+        assert_eq!(year_of("2021E"), None);
+    }
+
+    #[test]
+    fn axis_numbers_are_not_titles() {
+        for n in ["0", "1,000", "$1.2bn", "-5%", "(3)", "1.5x", "−2.5%", "0.0"] {
+            assert!(is_numeric(n), "{n}");
+            assert!(!is_title_like(n), "{n}");
+        }
+        assert_eq!(numeric_value("(3)"), Some(-3.0));
+        assert!(is_title_like("Revenue ($m)"));
+        assert!(!is_title_like("FY2022"));
+    }
+}
