@@ -3,3 +3,4 @@
 mod catalogue;
 mod defects;
 mod support;
+mod svg;

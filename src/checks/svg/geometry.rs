@@ -15,14 +15,29 @@ pub struct Transform {
 }
 
 impl Transform {
-    pub const IDENTITY: Transform = Transform { a: 1.0, b: 0.0, c: 0.0, d: 1.0, e: 0.0, f: 0.0 };
+    pub const IDENTITY: Transform = Transform {
+        a: 1.0,
+        b: 0.0,
+        c: 0.0,
+        d: 1.0,
+        e: 0.0,
+        f: 0.0,
+    };
 
     pub fn translate(x: f64, y: f64) -> Transform {
-        Transform { e: x, f: y, ..Transform::IDENTITY }
+        Transform {
+            e: x,
+            f: y,
+            ..Transform::IDENTITY
+        }
     }
 
     pub fn scale(sx: f64, sy: f64) -> Transform {
-        Transform { a: sx, d: sy, ..Transform::IDENTITY }
+        Transform {
+            a: sx,
+            d: sy,
+            ..Transform::IDENTITY
+        }
     }
 
     /// `self` applied after `inner`: the map of a child whose own transform is `inner`.
@@ -38,7 +53,10 @@ impl Transform {
     }
 
     pub fn apply(&self, (x, y): (f64, f64)) -> (f64, f64) {
-        (self.a * x + self.c * y + self.e, self.b * x + self.d * y + self.f)
+        (
+            self.a * x + self.c * y + self.e,
+            self.b * x + self.d * y + self.f,
+        )
     }
 
     /// How much the map scales lengths (the square root of the area scale).
@@ -48,7 +66,9 @@ impl Transform {
 
     /// The bounding box of a box's four mapped corners.
     pub fn apply_box(&self, r: &BBox) -> BBox {
-        BBox::around([(r.x0, r.y0), (r.x1, r.y0), (r.x0, r.y1), (r.x1, r.y1)].map(|p| self.apply(p)))
+        BBox::around(
+            [(r.x0, r.y0), (r.x1, r.y0), (r.x0, r.y1), (r.x1, r.y1)].map(|p| self.apply(p)),
+        )
     }
 }
 
@@ -73,7 +93,14 @@ fn parse_transform_list(s: &str) -> Option<Transform> {
         let name = rest[..open].trim();
         let args = numbers(&rest[open + 1..close])?;
         let t = match (name, args.as_slice()) {
-            ("matrix", [a, b, c, d, e, f]) => Transform { a: *a, b: *b, c: *c, d: *d, e: *e, f: *f },
+            ("matrix", [a, b, c, d, e, f]) => Transform {
+                a: *a,
+                b: *b,
+                c: *c,
+                d: *d,
+                e: *e,
+                f: *f,
+            },
             ("translate", [x]) => Transform::translate(*x, 0.0),
             ("translate", [x, y]) => Transform::translate(*x, *y),
             ("scale", [s]) => Transform::scale(*s, *s),
@@ -82,8 +109,14 @@ fn parse_transform_list(s: &str) -> Option<Transform> {
             ("rotate", [deg, cx, cy]) => Transform::translate(*cx, *cy)
                 .then(&rotation(*deg))
                 .then(&Transform::translate(-cx, -cy)),
-            ("skewX", [deg]) => Transform { c: deg.to_radians().tan(), ..Transform::IDENTITY },
-            ("skewY", [deg]) => Transform { b: deg.to_radians().tan(), ..Transform::IDENTITY },
+            ("skewX", [deg]) => Transform {
+                c: deg.to_radians().tan(),
+                ..Transform::IDENTITY
+            },
+            ("skewY", [deg]) => Transform {
+                b: deg.to_radians().tan(),
+                ..Transform::IDENTITY
+            },
             _ => return None,
         };
         out = out.then(&t);
@@ -94,7 +127,14 @@ fn parse_transform_list(s: &str) -> Option<Transform> {
 
 fn rotation(deg: f64) -> Transform {
     let (s, c) = deg.to_radians().sin_cos();
-    Transform { a: c, b: s, c: -s, d: c, e: 0.0, f: 0.0 }
+    Transform {
+        a: c,
+        b: s,
+        c: -s,
+        d: c,
+        e: 0.0,
+        f: 0.0,
+    }
 }
 
 /// Numbers separated by commas and/or whitespace; `None` if any is not a number.
@@ -152,7 +192,10 @@ pub fn parse_length(s: &str) -> Option<Length> {
 /// A coordinate attribute in user units (the first of a list; `%` and unknown units are 0).
 pub fn coordinate(s: Option<&str>) -> f64 {
     let Some(s) = s else { return 0.0 };
-    let first = s.split(|c: char| c == ',' || c.is_whitespace()).find(|t| !t.is_empty()).unwrap_or("");
+    let first = s
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .find(|t| !t.is_empty())
+        .unwrap_or("");
     match parse_length(first) {
         Some(Length::Px(v)) => v,
         _ => 0.0,
@@ -170,7 +213,12 @@ pub struct BBox {
 
 impl BBox {
     pub fn around(points: impl IntoIterator<Item = (f64, f64)>) -> BBox {
-        let mut b = BBox { x0: f64::INFINITY, y0: f64::INFINITY, x1: f64::NEG_INFINITY, y1: f64::NEG_INFINITY };
+        let mut b = BBox {
+            x0: f64::INFINITY,
+            y0: f64::INFINITY,
+            x1: f64::NEG_INFINITY,
+            y1: f64::NEG_INFINITY,
+        };
         for (x, y) in points {
             b.x0 = b.x0.min(x);
             b.y0 = b.y0.min(y);
@@ -180,7 +228,12 @@ impl BBox {
         b
     }
     pub fn union(&self, o: &BBox) -> BBox {
-        BBox { x0: self.x0.min(o.x0), y0: self.y0.min(o.y0), x1: self.x1.max(o.x1), y1: self.y1.max(o.y1) }
+        BBox {
+            x0: self.x0.min(o.x0),
+            y0: self.y0.min(o.y0),
+            x1: self.x1.max(o.x1),
+            y1: self.y1.max(o.y1),
+        }
     }
     pub fn width(&self) -> f64 {
         self.x1 - self.x0
@@ -192,11 +245,16 @@ impl BBox {
         ((self.x0 + self.x1) / 2.0, (self.y0 + self.y1) / 2.0)
     }
     pub fn is_finite(&self) -> bool {
-        [self.x0, self.y0, self.x1, self.y1].iter().all(|v| v.is_finite())
+        [self.x0, self.y0, self.x1, self.y1]
+            .iter()
+            .all(|v| v.is_finite())
     }
     /// Whether `o` lies inside `self`, allowing `tol` on every side.
     pub fn contains(&self, o: &BBox, tol: f64) -> bool {
-        o.x0 >= self.x0 - tol && o.y0 >= self.y0 - tol && o.x1 <= self.x1 + tol && o.y1 <= self.y1 + tol
+        o.x0 >= self.x0 - tol
+            && o.y0 >= self.y0 - tol
+            && o.x1 <= self.x1 + tol
+            && o.y1 <= self.y1 + tol
     }
     pub fn contains_point(&self, (x, y): (f64, f64), tol: f64) -> bool {
         x >= self.x0 - tol && x <= self.x1 + tol && y >= self.y0 - tol && y <= self.y1 + tol
@@ -209,7 +267,14 @@ impl BBox {
 
 impl std::fmt::Display for BBox {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "({}, {})–({}, {})", px(self.x0), px(self.y0), px(self.x1), px(self.y1))
+        write!(
+            f,
+            "({}, {})–({}, {})",
+            px(self.x0),
+            px(self.y0),
+            px(self.x1),
+            px(self.y1)
+        )
     }
 }
 
@@ -327,7 +392,10 @@ struct Scanner<'a> {
 
 impl<'a> Scanner<'a> {
     fn new(s: &'a str) -> Scanner<'a> {
-        Scanner { s: s.as_bytes(), i: 0 }
+        Scanner {
+            s: s.as_bytes(),
+            i: 0,
+        }
     }
     fn done(&self) -> bool {
         self.i >= self.s.len()
@@ -391,7 +459,10 @@ impl<'a> Scanner<'a> {
                 self.i = save;
             }
         }
-        let v: f64 = std::str::from_utf8(&self.s[start..self.i]).ok()?.parse().ok()?;
+        let v: f64 = std::str::from_utf8(&self.s[start..self.i])
+            .ok()?
+            .parse()
+            .ok()?;
         v.is_finite().then_some(v)
     }
 }
@@ -410,19 +481,34 @@ mod tests {
         let outer = parse_transform("translate(10,20)");
         let inner = parse_transform("scale(2)");
         assert!(close(outer.then(&inner).apply((1.0, 1.0)), (12.0, 22.0)));
-        assert!(close(parse_transform("translate(10 20) scale(2)").apply((1.0, 1.0)), (12.0, 22.0)));
+        assert!(close(
+            parse_transform("translate(10 20) scale(2)").apply((1.0, 1.0)),
+            (12.0, 22.0)
+        ));
     }
 
     #[test]
     fn rotates_about_a_centre_and_reads_matrices() {
-        assert!(close(parse_transform("rotate(90 10 10)").apply((20.0, 10.0)), (10.0, 20.0)));
-        assert!(close(parse_transform("matrix(1 0 0 1 5 6)").apply((0.0, 0.0)), (5.0, 6.0)));
-        assert!(close(parse_transform("rotate(-90)").apply((1.0, 0.0)), (0.0, -1.0)));
+        assert!(close(
+            parse_transform("rotate(90 10 10)").apply((20.0, 10.0)),
+            (10.0, 20.0)
+        ));
+        assert!(close(
+            parse_transform("matrix(1 0 0 1 5 6)").apply((0.0, 0.0)),
+            (5.0, 6.0)
+        ));
+        assert!(close(
+            parse_transform("rotate(-90)").apply((1.0, 0.0)),
+            (0.0, -1.0)
+        ));
     }
 
     #[test]
     fn ignores_an_invalid_transform_list() {
-        assert_eq!(parse_transform("translate(1,2) bogus(3)"), Transform::IDENTITY);
+        assert_eq!(
+            parse_transform("translate(1,2) bogus(3)"),
+            Transform::IDENTITY
+        );
     }
 
     #[test]
@@ -438,16 +524,35 @@ mod tests {
 
     #[test]
     fn path_vertices_are_command_endpoints() {
-        let p = parse_path("M10 10 L20 10 h5 v5 C0 0 0 0 30 30 s1 1 2 2 Q0 0 40 40 t1 1 A5 5 0 0 1 50 50 z", 100);
+        let p = parse_path(
+            "M10 10 L20 10 h5 v5 C0 0 0 0 30 30 s1 1 2 2 Q0 0 40 40 t1 1 A5 5 0 0 1 50 50 z",
+            100,
+        );
         let v = &p.subpaths[0].0;
-        assert_eq!(v, &vec![(10.0, 10.0), (20.0, 10.0), (25.0, 10.0), (25.0, 15.0), (30.0, 30.0), (32.0, 32.0), (40.0, 40.0), (41.0, 41.0), (50.0, 50.0)]);
+        assert_eq!(
+            v,
+            &vec![
+                (10.0, 10.0),
+                (20.0, 10.0),
+                (25.0, 10.0),
+                (25.0, 15.0),
+                (30.0, 30.0),
+                (32.0, 32.0),
+                (40.0, 40.0),
+                (41.0, 41.0),
+                (50.0, 50.0)
+            ]
+        );
         assert!(p.subpaths[0].1);
     }
 
     #[test]
     fn relative_moves_repeat_as_lines_and_compact_numbers_split() {
         let p = parse_path("m1 1 2 2-1.5.5a1 1 0 00 3 3", 100);
-        assert_eq!(p.subpaths[0].0, vec![(1.0, 1.0), (3.0, 3.0), (1.5, 3.5), (4.5, 6.5)]);
+        assert_eq!(
+            p.subpaths[0].0,
+            vec![(1.0, 1.0), (3.0, 3.0), (1.5, 3.5), (4.5, 6.5)]
+        );
     }
 
     proptest! {

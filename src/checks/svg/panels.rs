@@ -29,7 +29,10 @@ pub fn year_of(text: &str) -> Option<i32> {
         }
         None => t,
     };
-    if digits.len() == 4 && digits.bytes().all(|b| b.is_ascii_digit()) && (digits.starts_with("19") || digits.starts_with("20")) {
+    if digits.len() == 4
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits.starts_with("19") || digits.starts_with("20"))
+    {
         digits.parse().ok()
     } else {
         None
@@ -54,7 +57,11 @@ pub fn numeric_value(text: &str) -> Option<f64> {
         return None;
     }
     let v: f64 = core.parse().ok()?;
-    Some(if t.starts_with('(') && t.ends_with(')') { -v } else { v })
+    Some(if t.starts_with('(') && t.ends_with(')') {
+        -v
+    } else {
+        v
+    })
 }
 
 /// A title candidate: a text with a letter that is neither a year label nor an axis number.
@@ -107,7 +114,12 @@ pub fn roles(scene: &Scene, tol: f64) -> Vec<Role> {
         .shapes
         .iter()
         .enumerate()
-        .filter(|(_, s)| matches!(s.kind, ShapeKind::Path | ShapeKind::Circle | ShapeKind::Ellipse | ShapeKind::Use))
+        .filter(|(_, s)| {
+            matches!(
+                s.kind,
+                ShapeKind::Path | ShapeKind::Circle | ShapeKind::Ellipse | ShapeKind::Use
+            )
+        })
         .flat_map(|(i, s)| s.points.iter().map(move |p| (i, *p)))
         .collect();
     scene
@@ -120,10 +132,20 @@ pub fn roles(scene: &Scene, tol: f64) -> Vec<Role> {
             ShapeKind::Circle | ShapeKind::Ellipse | ShapeKind::Use => Role::PointMark,
             ShapeKind::Rect => {
                 // Strictly inside: a tick on a bar's edge does not make the bar a frame.
-                let inner = BBox { x0: s.bbox.x0 + tol, y0: s.bbox.y0 + tol, x1: s.bbox.x1 - tol, y1: s.bbox.y1 - tol };
-                let encloses = points.iter().any(|(k, p)| *k != i && inner.contains_point(*p, 0.0))
+                let inner = BBox {
+                    x0: s.bbox.x0 + tol,
+                    y0: s.bbox.y0 + tol,
+                    x1: s.bbox.x1 - tol,
+                    y1: s.bbox.y1 - tol,
+                };
+                let encloses = points
+                    .iter()
+                    .any(|(k, p)| *k != i && inner.contains_point(*p, 0.0))
                     || scene.shapes.iter().enumerate().any(|(k, o)| {
-                        k != i && o.kind == ShapeKind::Rect && s.bbox.contains(&o.bbox, tol) && o.bbox != s.bbox
+                        k != i
+                            && o.kind == ShapeKind::Rect
+                            && s.bbox.contains(&o.bbox, tol)
+                            && o.bbox != s.bbox
                     });
                 if !s.filled || encloses {
                     Role::Frame
@@ -190,15 +212,35 @@ pub fn detect(scene: &Scene, roles: &[Role], tol: f64) -> Detection {
     let n_texts = scene.texts.len();
     let mut candidates: Vec<Candidate> = Vec::new();
     for &(g, line) in &scene.groups {
-        let texts: Vec<usize> = (0..n_texts).filter(|&t| scene.texts[t].groups.contains(&g)).collect();
-        let shapes: Vec<usize> = (0..scene.shapes.len()).filter(|&s| scene.shapes[s].groups.contains(&g)).collect();
+        let texts: Vec<usize> = (0..n_texts)
+            .filter(|&t| scene.texts[t].groups.contains(&g))
+            .collect();
+        let shapes: Vec<usize> = (0..scene.shapes.len())
+            .filter(|&s| scene.shapes[s].groups.contains(&g))
+            .collect();
         candidates.push(candidate(scene, roles, texts, shapes, None, line, tol));
     }
-    for (f, shape) in scene.shapes.iter().enumerate().filter(|(f, _)| roles[*f] == Role::Frame) {
-        let texts: Vec<usize> = (0..n_texts).filter(|&t| shape.bbox.contains(&scene.texts[t].bbox, tol)).collect();
-        let shapes: Vec<usize> =
-            (0..scene.shapes.len()).filter(|&s| s == f || shape.bbox.contains(&scene.shapes[s].bbox, tol)).collect();
-        candidates.push(candidate(scene, roles, texts, shapes, Some(f), shape.line, tol));
+    for (f, shape) in scene
+        .shapes
+        .iter()
+        .enumerate()
+        .filter(|(f, _)| roles[*f] == Role::Frame)
+    {
+        let texts: Vec<usize> = (0..n_texts)
+            .filter(|&t| shape.bbox.contains(&scene.texts[t].bbox, tol))
+            .collect();
+        let shapes: Vec<usize> = (0..scene.shapes.len())
+            .filter(|&s| s == f || shape.bbox.contains(&scene.shapes[s].bbox, tol))
+            .collect();
+        candidates.push(candidate(
+            scene,
+            roles,
+            texts,
+            shapes,
+            Some(f),
+            shape.line,
+            tol,
+        ));
     }
     // The same content found as a group and as a frame is one candidate; keep the frame.
     candidates.sort_by_key(|c| c.frame.is_none());
@@ -208,30 +250,59 @@ pub fn detect(scene: &Scene, roles: &[Role], tol: f64) -> Detection {
             unique.push(c);
         }
     }
-    let (mut qualifying, others): (Vec<Candidate>, Vec<Candidate>) = unique.into_iter().partition(Candidate::qualifies);
+    let (mut qualifying, others): (Vec<Candidate>, Vec<Candidate>) =
+        unique.into_iter().partition(Candidate::qualifies);
     let truncated = qualifying.len() > MAX_QUALIFYING;
     qualifying.truncate(MAX_QUALIFYING);
 
     let is_container = |a: &Candidate| {
-        let inside: Vec<&Candidate> =
-            qualifying.iter().filter(|b| b.members != a.members && b.members.subset_of(&a.members)).collect();
-        inside.iter().enumerate().any(|(i, b)| inside[i + 1..].iter().any(|c| b.members.disjoint(&c.members)))
+        let inside: Vec<&Candidate> = qualifying
+            .iter()
+            .filter(|b| b.members != a.members && b.members.subset_of(&a.members))
+            .collect();
+        inside.iter().enumerate().any(|(i, b)| {
+            inside[i + 1..]
+                .iter()
+                .any(|c| b.members.disjoint(&c.members))
+        })
     };
     let containers: Vec<bool> = qualifying.iter().map(is_container).collect();
-    let leaves: Vec<&Candidate> =
-        qualifying.iter().zip(&containers).filter(|(_, c)| !**c).map(|(q, _)| q).collect();
+    let leaves: Vec<&Candidate> = qualifying
+        .iter()
+        .zip(&containers)
+        .filter(|(_, c)| !**c)
+        .map(|(q, _)| q)
+        .collect();
     let outermost: Vec<&Candidate> = leaves
         .iter()
-        .filter(|a| !leaves.iter().any(|b| b.members != a.members && a.members.subset_of(&b.members)))
+        .filter(|a| {
+            !leaves
+                .iter()
+                .any(|b| b.members != a.members && a.members.subset_of(&b.members))
+        })
         .copied()
         .collect();
-    let panels: Vec<Panel> = outermost.iter().map(|c| panel(scene, roles, c, tol)).collect();
+    let panels: Vec<Panel> = outermost
+        .iter()
+        .map(|c| panel(scene, roles, c, tol))
+        .collect();
 
     let near = others
         .iter()
         .filter(|c| c.years.is_some() && (c.title.is_some() || c.series))
-        .filter(|c| !qualifying.iter().any(|q| c.members.subset_of(&q.members) || q.members.subset_of(&c.members)))
-        .filter(|c| !others.iter().any(|o| o.members != c.members && c.members.subset_of(&o.members) && o.years.is_some() && (o.title.is_some() || o.series)))
+        .filter(|c| {
+            !qualifying
+                .iter()
+                .any(|q| c.members.subset_of(&q.members) || q.members.subset_of(&c.members))
+        })
+        .filter(|c| {
+            !others.iter().any(|o| {
+                o.members != c.members
+                    && c.members.subset_of(&o.members)
+                    && o.years.is_some()
+                    && (o.title.is_some() || o.series)
+            })
+        })
         .map(|c| NearPanel {
             area: area_of(scene, roles, c, tol),
             line: c.line,
@@ -239,7 +310,11 @@ pub fn detect(scene: &Scene, roles: &[Role], tol: f64) -> Detection {
             missing_series: !c.series,
         })
         .collect();
-    Detection { panels, near, truncated }
+    Detection {
+        panels,
+        near,
+        truncated,
+    }
 }
 
 fn candidate(
@@ -263,18 +338,38 @@ fn candidate(
         .filter(|t| years.as_ref().is_none_or(|(_, y)| !y.contains(t)))
         .max_by(|&a, &b| {
             let (ta, tb) = (&scene.texts[a], &scene.texts[b]);
-            ta.font_px.total_cmp(&tb.font_px).then(tb.bbox.y0.total_cmp(&ta.bbox.y0))
+            ta.font_px
+                .total_cmp(&tb.font_px)
+                .then(tb.bbox.y0.total_cmp(&ta.bbox.y0))
         });
-    let point_marks = shapes.iter().filter(|&&s| roles[s] == Role::PointMark).count();
+    let point_marks = shapes
+        .iter()
+        .filter(|&&s| roles[s] == Role::PointMark)
+        .count();
     let series = point_marks >= 2
-        || shapes.iter().any(|&s| roles[s] == Role::Vertices && scene.shapes[s].points.len() >= 2);
-    Candidate { members, texts, shapes, frame, line, years, title, series }
+        || shapes
+            .iter()
+            .any(|&s| roles[s] == Role::Vertices && scene.shapes[s].points.len() >= 2);
+    Candidate {
+        members,
+        texts,
+        shapes,
+        frame,
+        line,
+        years,
+        title,
+        series,
+    }
 }
 
 /// The largest aligned set of year labels (a row sharing a baseline, or a column sharing an
 /// anchor x) among `texts`, when it names at least two distinct years.
 fn year_labels(all: &[Text], texts: &[usize], tol: f64) -> Option<(Axis, Vec<usize>)> {
-    let years: Vec<usize> = texts.iter().copied().filter(|&t| year_of(&all[t].content).is_some()).collect();
+    let years: Vec<usize> = texts
+        .iter()
+        .copied()
+        .filter(|&t| year_of(&all[t].content).is_some())
+        .collect();
     if years.len() < 2 {
         return None;
     }
@@ -291,10 +386,14 @@ fn year_labels(all: &[Text], texts: &[usize], tol: f64) -> Option<(Axis, Vec<usi
         for i in 1..=sorted.len() {
             if i == sorted.len() || key(sorted[i]) - key(sorted[i - 1]) > 2.0 * tol {
                 let run = sorted[start..i].to_vec();
-                let mut distinct: Vec<i32> = run.iter().filter_map(|&t| year_of(&all[t].content)).collect();
+                let mut distinct: Vec<i32> = run
+                    .iter()
+                    .filter_map(|&t| year_of(&all[t].content))
+                    .collect();
                 distinct.sort_unstable();
                 distinct.dedup();
-                if distinct.len() >= 2 && best.as_ref().is_none_or(|(n, _, _)| distinct.len() > *n) {
+                if distinct.len() >= 2 && best.as_ref().is_none_or(|(n, _, _)| distinct.len() > *n)
+                {
                     best = Some((distinct.len(), axis, run));
                 }
                 start = i;
@@ -302,7 +401,10 @@ fn year_labels(all: &[Text], texts: &[usize], tol: f64) -> Option<(Axis, Vec<usi
         }
     }
     best.map(|(_, axis, mut run)| {
-        run.sort_by(|&a, &b| axis.category(all[a].anchor).total_cmp(&axis.category(all[b].anchor)));
+        run.sort_by(|&a, &b| {
+            axis.category(all[a].anchor)
+                .total_cmp(&axis.category(all[b].anchor))
+        });
         (axis, run)
     })
 }
@@ -319,7 +421,14 @@ fn area_of(scene: &Scene, roles: &[Role], c: &Candidate, tol: f64) -> BBox {
         .map(|&t| scene.texts[t].bbox)
         .chain(c.shapes.iter().map(|&s| scene.shapes[s].bbox))
         .reduce(|a, b| a.union(&b));
-    let Some(all) = all else { return BBox { x0: 0.0, y0: 0.0, x1: 0.0, y1: 0.0 } };
+    let Some(all) = all else {
+        return BBox {
+            x0: 0.0,
+            y0: 0.0,
+            x1: 0.0,
+            y1: 0.0,
+        };
+    };
     c.shapes
         .iter()
         .filter(|&&s| roles[s] == Role::Frame && scene.shapes[s].bbox.contains(&all, tol))

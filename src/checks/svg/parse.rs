@@ -42,7 +42,10 @@ pub struct Element {
 impl Element {
     /// An attribute by local name (`href` finds `xlink:href` too).
     pub fn attr(&self, local: &str) -> Option<&str> {
-        self.attrs.iter().find(|a| a.local == local).map(|a| a.value.as_str())
+        self.attrs
+            .iter()
+            .find(|a| a.local == local)
+            .map(|a| a.value.as_str())
     }
 
     /// The element's direct character data, concatenated.
@@ -157,11 +160,19 @@ pub fn parse(text: &str) -> Result<Document, ParseError> {
             Event::DocType(d) => {
                 let raw = String::from_utf8_lossy(d.as_ref()).into_owned();
                 let internal_subset = raw.contains('[');
-                let declares_entity = raw.contains("<!ENTITY") || raw.to_ascii_uppercase().contains("ENTITY");
+                let declares_entity =
+                    raw.contains("<!ENTITY") || raw.to_ascii_uppercase().contains("ENTITY");
                 if internal_subset || declares_entity {
-                    return Err(ParseError::UnsafeDoctype { line, declares_entity });
+                    return Err(ParseError::UnsafeDoctype {
+                        line,
+                        declares_entity,
+                    });
                 }
-                doc.doctype = Some(Doctype { line, internal_subset, declares_entity });
+                doc.doctype = Some(Doctype {
+                    line,
+                    internal_subset,
+                    declares_entity,
+                });
             }
             Event::Start(e) | Event::Empty(e) if root_closed => {
                 return Err(malformed(format!(
@@ -193,9 +204,11 @@ pub fn parse(text: &str) -> Result<Document, ParseError> {
                 }
             }
             Event::Text(t) => {
-                let s = t
-                    .unescape()
-                    .map_err(|e| malformed(format!("{e} (entities other than the five XML ones are never expanded)")))?;
+                let s = t.unescape().map_err(|e| {
+                    malformed(format!(
+                        "{e} (entities other than the five XML ones are never expanded)"
+                    ))
+                })?;
                 match stack.last() {
                     Some(&p) => doc.elements[p].children.push(Child::Text(s.into_owned())),
                     None if s.trim().is_empty() => {}
@@ -211,8 +224,14 @@ pub fn parse(text: &str) -> Result<Document, ParseError> {
             }
             Event::PI(p) => {
                 let raw = String::from_utf8_lossy(p.as_ref()).into_owned();
-                let (target, content) = raw.split_once(char::is_whitespace).unwrap_or((raw.as_str(), ""));
-                doc.instructions.push(Instruction { line, target: target.to_string(), content: content.to_string() });
+                let (target, content) = raw
+                    .split_once(char::is_whitespace)
+                    .unwrap_or((raw.as_str(), ""));
+                doc.instructions.push(Instruction {
+                    line,
+                    target: target.to_string(),
+                    content: content.to_string(),
+                });
             }
             Event::Decl(_) | Event::Comment(_) => {}
             Event::Eof => {
@@ -232,20 +251,35 @@ pub fn parse(text: &str) -> Result<Document, ParseError> {
     }
 }
 
-fn push_element(doc: &mut Document, stack: &[usize], e: &BytesStart, line: usize) -> Result<usize, ParseError> {
+fn push_element(
+    doc: &mut Document,
+    stack: &[usize],
+    e: &BytesStart,
+    line: usize,
+) -> Result<usize, ParseError> {
     if doc.elements.len() >= MAX_ELEMENTS {
-        return Err(ParseError::TooComplex { line, reason: format!("more than {MAX_ELEMENTS} elements") });
+        return Err(ParseError::TooComplex {
+            line,
+            reason: format!("more than {MAX_ELEMENTS} elements"),
+        });
     }
     let qualified = String::from_utf8_lossy(e.name().as_ref()).into_owned();
     let mut attrs = Vec::new();
     for a in e.attributes().with_checks(true) {
-        let a = a.map_err(|err| ParseError::Malformed { line, reason: err.to_string() })?;
+        let a = a.map_err(|err| ParseError::Malformed {
+            line,
+            reason: err.to_string(),
+        })?;
         let name = String::from_utf8_lossy(a.key.as_ref()).into_owned();
         let value = a.unescape_value().map_err(|err| ParseError::Malformed {
             line,
             reason: format!("attribute `{name}`: {err} (entities are never expanded)"),
         })?;
-        attrs.push(Attr { local: local_name(&name).to_string(), name, value: value.into_owned() });
+        attrs.push(Attr {
+            local: local_name(&name).to_string(),
+            name,
+            value: value.into_owned(),
+        });
     }
     let i = doc.elements.len();
     let parent = stack.last().copied();
@@ -279,7 +313,13 @@ mod tests {
     #[test]
     fn never_expands_an_entity_declared_in_an_internal_subset() {
         let bomb = "<?xml version=\"1.0\"?>\n<!DOCTYPE svg [\n <!ENTITY a \"aaaaaaaaaa\">\n <!ENTITY b \"&a;&a;&a;&a;&a;&a;\">\n]>\n<svg><text>&b;</text></svg>";
-        assert_eq!(parse(bomb), Err(ParseError::UnsafeDoctype { line: 2, declares_entity: true }));
+        assert_eq!(
+            parse(bomb),
+            Err(ParseError::UnsafeDoctype {
+                line: 2,
+                declares_entity: true
+            })
+        );
     }
 
     #[test]
@@ -290,16 +330,31 @@ mod tests {
 
     #[test]
     fn rejects_an_undeclared_entity_without_expanding_it() {
-        assert!(matches!(parse("<svg><text>&lol;</text></svg>"), Err(ParseError::Malformed { .. })));
+        assert!(matches!(
+            parse("<svg><text>&lol;</text></svg>"),
+            Err(ParseError::Malformed { .. })
+        ));
     }
 
     #[test]
     fn rejects_unclosed_mismatched_and_trailing_elements() {
-        assert!(matches!(parse("<svg><g></svg>"), Err(ParseError::Malformed { .. })));
-        assert!(matches!(parse("<svg><g>"), Err(ParseError::Malformed { .. })));
-        assert!(matches!(parse("<svg/><svg/>"), Err(ParseError::Malformed { .. })));
+        assert!(matches!(
+            parse("<svg><g></svg>"),
+            Err(ParseError::Malformed { .. })
+        ));
+        assert!(matches!(
+            parse("<svg><g>"),
+            Err(ParseError::Malformed { .. })
+        ));
+        assert!(matches!(
+            parse("<svg/><svg/>"),
+            Err(ParseError::Malformed { .. })
+        ));
         assert!(matches!(parse(""), Err(ParseError::Malformed { .. })));
-        assert!(matches!(parse("<svg a=\"1\" a=\"2\"/>"), Err(ParseError::Malformed { .. })));
+        assert!(matches!(
+            parse("<svg a=\"1\" a=\"2\"/>"),
+            Err(ParseError::Malformed { .. })
+        ));
     }
 
     #[test]

@@ -20,7 +20,10 @@ pub fn hazards(doc: &Document) -> Vec<Hazard> {
             out.push(Hazard {
                 id: "svg.external_style",
                 line: pi.line,
-                message: format!("`<?xml-stylesheet {}?>` makes a viewer load a stylesheet", pi.content.trim()),
+                message: format!(
+                    "`<?xml-stylesheet {}?>` makes a viewer load a stylesheet",
+                    pi.content.trim()
+                ),
             });
         }
     }
@@ -50,7 +53,9 @@ pub fn hazards(doc: &Document) -> Vec<Hazard> {
                     out.push(Hazard {
                         id: "svg.external_style",
                         line,
-                        message: format!("a <style> rule loads `url({url})` from outside the chart"),
+                        message: format!(
+                            "a <style> rule loads `url({url})` from outside the chart"
+                        ),
                     });
                 }
             }
@@ -82,7 +87,10 @@ pub fn hazards(doc: &Document) -> Vec<Hazard> {
                     out.push(Hazard {
                         id: "svg.external_style",
                         line,
-                        message: format!("`{}` on <{}> loads `url({url})` from outside the chart", a.name, el.name),
+                        message: format!(
+                            "`{}` on <{}> loads `url({url})` from outside the chart",
+                            a.name, el.name
+                        ),
                     });
                 }
             }
@@ -94,7 +102,9 @@ pub fn hazards(doc: &Document) -> Vec<Hazard> {
 /// `#fragment` or a `data:image/…` URI.
 fn is_local_reference(value: &str) -> bool {
     let v = value.trim();
-    v.starts_with('#') || v.get(..11).is_some_and(|p| p.eq_ignore_ascii_case("data:image/"))
+    v.starts_with('#')
+        || v.get(..11)
+            .is_some_and(|p| p.eq_ignore_ascii_case("data:image/"))
 }
 
 /// The targets of `url(…)` in CSS or an attribute that are not local references.
@@ -132,29 +142,53 @@ mod tests {
     use crate::checks::svg::parse::parse;
 
     fn ids(svg: &str) -> Vec<&'static str> {
-        hazards(&parse(svg).unwrap()).into_iter().map(|h| h.id).collect()
+        hazards(&parse(svg).unwrap())
+            .into_iter()
+            .map(|h| h.id)
+            .collect()
     }
 
     #[test]
     fn flags_scripts_foreign_objects_and_event_attributes() {
         assert_eq!(ids("<svg><script>alert(1)</script></svg>"), ["svg.script"]);
         assert_eq!(ids("<svg><foreignObject/></svg>"), ["svg.foreign_object"]);
-        assert_eq!(ids("<svg onload=\"x()\"><rect onClick=\"y()\"/></svg>"), ["svg.event_attribute", "svg.event_attribute"]);
+        assert_eq!(
+            ids("<svg onload=\"x()\"><rect onClick=\"y()\"/></svg>"),
+            ["svg.event_attribute", "svg.event_attribute"]
+        );
     }
 
     #[test]
     fn allows_fragments_and_data_images_only() {
         assert!(ids("<svg xmlns:xlink=\"x\"><use xlink:href=\"#m1\"/><image href=\"data:image/png;base64,AA\"/></svg>").is_empty());
-        assert_eq!(ids("<svg><image href=\"https://e.com/a.png\"/></svg>"), ["svg.external_href"]);
-        assert_eq!(ids("<svg><a href=\"javascript:x()\"/></svg>"), ["svg.external_href"]);
-        assert_eq!(ids("<svg><a href=\"data:text/html,x\"/></svg>"), ["svg.external_href"]);
+        assert_eq!(
+            ids("<svg><image href=\"https://e.com/a.png\"/></svg>"),
+            ["svg.external_href"]
+        );
+        assert_eq!(
+            ids("<svg><a href=\"javascript:x()\"/></svg>"),
+            ["svg.external_href"]
+        );
+        assert_eq!(
+            ids("<svg><a href=\"data:text/html,x\"/></svg>"),
+            ["svg.external_href"]
+        );
     }
 
     #[test]
     fn flags_outside_urls_and_imports_in_styles() {
-        assert_eq!(ids("<svg><style>@import 'a.css';</style></svg>"), ["svg.external_style"]);
-        assert_eq!(ids("<svg><style>rect { fill: url(http://e.com/p.svg#g) }</style></svg>"), ["svg.external_style"]);
+        assert_eq!(
+            ids("<svg><style>@import 'a.css';</style></svg>"),
+            ["svg.external_style"]
+        );
+        assert_eq!(
+            ids("<svg><style>rect { fill: url(http://e.com/p.svg#g) }</style></svg>"),
+            ["svg.external_style"]
+        );
         assert!(ids("<svg><g clip-path=\"url(#p1)\" style=\"fill: url('#g')\"/></svg>").is_empty());
-        assert_eq!(ids("<?xml-stylesheet href=\"a.css\"?><svg/>"), ["svg.external_style"]);
+        assert_eq!(
+            ids("<?xml-stylesheet href=\"a.css\"?><svg/>"),
+            ["svg.external_style"]
+        );
     }
 }

@@ -2,7 +2,9 @@
 //! and extent, and every shape, all in rendered px after transforms and the viewBox (contract §4).
 //! Definitions and other non-rendered content are skipped. Nothing here judges.
 
-use super::geometry::{coordinate, numbers, parse_length, parse_path, parse_transform, BBox, Length, Transform};
+use super::geometry::{
+    coordinate, numbers, parse_length, parse_path, parse_transform, BBox, Length, Transform,
+};
 use super::parse::{Child, Document, Element};
 use super::style::{font_size, winning, StyleSheet};
 
@@ -11,8 +13,23 @@ pub const MAX_VERTICES: usize = 500_000;
 
 /// Elements whose content is never rendered where it stands.
 const NOT_RENDERED: [&str; 17] = [
-    "defs", "symbol", "clipPath", "mask", "marker", "pattern", "linearGradient", "radialGradient", "filter",
-    "title", "desc", "metadata", "style", "script", "foreignObject", "font", "font-face",
+    "defs",
+    "symbol",
+    "clipPath",
+    "mask",
+    "marker",
+    "pattern",
+    "linearGradient",
+    "radialGradient",
+    "filter",
+    "title",
+    "desc",
+    "metadata",
+    "style",
+    "script",
+    "foreignObject",
+    "font",
+    "font-face",
 ];
 
 /// The rendered canvas: `[0, width] × [0, height]` px, and the map from root user units to px.
@@ -25,16 +42,26 @@ pub struct Canvas {
 
 impl Canvas {
     pub fn bbox(&self) -> BBox {
-        BBox { x0: 0.0, y0: 0.0, x1: self.width, y1: self.height }
+        BBox {
+            x0: 0.0,
+            y0: 0.0,
+            x1: self.width,
+            y1: self.height,
+        }
     }
 }
 
 /// Why the canvas has no usable size.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SizeProblem {
-    NotSvg { name: String },
+    NotSvg {
+        name: String,
+    },
     NoSize,
-    Invalid { attribute: &'static str, value: String },
+    Invalid {
+        attribute: &'static str,
+        value: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -94,7 +121,9 @@ pub struct Scene {
 /// sizes, 1 user unit = 1 px).
 pub fn canvas(root: &Element) -> Result<Canvas, SizeProblem> {
     if root.name != "svg" {
-        return Err(SizeProblem::NotSvg { name: root.name.clone() });
+        return Err(SizeProblem::NotSvg {
+            name: root.name.clone(),
+        });
     }
     let size = |attribute: &'static str| -> Result<Option<f64>, SizeProblem> {
         match root.attr(attribute).map(str::trim) {
@@ -102,7 +131,10 @@ pub fn canvas(root: &Element) -> Result<Canvas, SizeProblem> {
             Some(v) => match parse_length(v) {
                 Some(Length::Px(px)) if px > 0.0 && px.is_finite() => Ok(Some(px)),
                 Some(Length::Percent(_)) => Ok(None),
-                _ => Err(SizeProblem::Invalid { attribute, value: v.to_string() }),
+                _ => Err(SizeProblem::Invalid {
+                    attribute,
+                    value: v.to_string(),
+                }),
             },
         }
     };
@@ -111,12 +143,21 @@ pub fn canvas(root: &Element) -> Result<Canvas, SizeProblem> {
         None => None,
         Some(v) => match numbers(v).as_deref() {
             Some(&[x, y, vw, vh]) if vw > 0.0 && vh > 0.0 => Some((x, y, vw, vh)),
-            _ => return Err(SizeProblem::Invalid { attribute: "viewBox", value: v.to_string() }),
+            _ => {
+                return Err(SizeProblem::Invalid {
+                    attribute: "viewBox",
+                    value: v.to_string(),
+                })
+            }
         },
     };
     let Some((vx, vy, vw, vh)) = view_box else {
         return match (w, h) {
-            (Some(width), Some(height)) => Ok(Canvas { width, height, root: Transform::IDENTITY }),
+            (Some(width), Some(height)) => Ok(Canvas {
+                width,
+                height,
+                root: Transform::IDENTITY,
+            }),
             _ => Err(SizeProblem::NoSize),
         };
     };
@@ -126,7 +167,11 @@ pub fn canvas(root: &Element) -> Result<Canvas, SizeProblem> {
         (None, Some(h)) => (h * vw / vh, h),
         (None, None) => (vw, vh),
     };
-    let par = root.attr("preserveAspectRatio").unwrap_or("").trim().to_string();
+    let par = root
+        .attr("preserveAspectRatio")
+        .unwrap_or("")
+        .trim()
+        .to_string();
     let (sx, sy) = if par.starts_with("none") {
         (width / vw, height / vh)
     } else {
@@ -144,7 +189,11 @@ pub fn canvas(root: &Element) -> Result<Canvas, SizeProblem> {
     };
     let tx = align(width - vw * sx, "xMin", "xMax") - vx * sx;
     let ty = align(height - vh * sy, "YMin", "YMax") - vy * sy;
-    Ok(Canvas { width, height, root: Transform::translate(tx, ty).then(&Transform::scale(sx, sy)) })
+    Ok(Canvas {
+        width,
+        height,
+        root: Transform::translate(tx, ty).then(&Transform::scale(sx, sy)),
+    })
 }
 
 /// Inherited state while walking the tree.
@@ -173,7 +222,13 @@ pub fn build(doc: &Document, canvas: &Canvas, default_font_px: f64, char_width_e
     for e in doc.elements.iter().filter(|e| e.name == "style") {
         sheet.add(&e.own_text());
     }
-    let mut b = Builder { doc, sheet, char_width_em, scene: Scene::default(), vertices: 0 };
+    let mut b = Builder {
+        doc,
+        sheet,
+        char_width_em,
+        scene: Scene::default(),
+        vertices: 0,
+    };
     let state = State {
         ctm: canvas.root,
         font: default_font_px,
@@ -218,7 +273,9 @@ impl Builder<'_> {
         if NOT_RENDERED.contains(&el.name.as_str()) {
             return;
         }
-        let Some(mut s) = self.state(i, parent) else { return };
+        let Some(mut s) = self.state(i, parent) else {
+            return;
+        };
         match el.name.as_str() {
             "svg" | "g" | "a" | "switch" => {
                 if i != 0 && el.name == "svg" {
@@ -262,7 +319,12 @@ impl Builder<'_> {
                 "end" => x - w,
                 _ => x,
             };
-            let user = BBox { x0: left, y0: y - s.font, x1: left + w, y1: y };
+            let user = BBox {
+                x0: left,
+                y0: y - s.font,
+                x1: left + w,
+                y1: y,
+            };
             self.scene.texts.push(Text {
                 content,
                 anchor: s.ctm.apply((x, y)),
@@ -279,7 +341,13 @@ impl Builder<'_> {
     }
 
     /// Collect character data of `i` and its unpositioned tspans; positioned ones are returned.
-    fn gather(&self, i: usize, content: &mut String, positioned: &mut Vec<(usize, State)>, s: &State) {
+    fn gather(
+        &self,
+        i: usize,
+        content: &mut String,
+        positioned: &mut Vec<(usize, State)>,
+        s: &State,
+    ) {
         for c in &self.doc.elements[i].children {
             match c {
                 Child::Text(t) => content.push_str(t),
@@ -288,8 +356,12 @@ impl Builder<'_> {
                     if NOT_RENDERED.contains(&child.name.as_str()) {
                         continue;
                     }
-                    let Some(cs) = self.state(*k, s) else { continue };
-                    if child.name == "tspan" && (child.attr("x").is_some() || child.attr("y").is_some()) {
+                    let Some(cs) = self.state(*k, s) else {
+                        continue;
+                    };
+                    if child.name == "tspan"
+                        && (child.attr("x").is_some() || child.attr("y").is_some())
+                    {
                         positioned.push((*k, cs));
                     } else {
                         self.gather(*k, content, positioned, &cs);
@@ -303,22 +375,46 @@ impl Builder<'_> {
         let el = &self.doc.elements[i];
         let num = |a: &str| coordinate(el.attr(a));
         let filled = !matches!(s.fill.trim(), "none" | "transparent")
-            && s.fill_opacity.trim().parse::<f64>().map_or(true, |o| o > 0.0);
+            && s.fill_opacity
+                .trim()
+                .parse::<f64>()
+                .map_or(true, |o| o > 0.0);
         let (kind, points, bbox) = match el.name.as_str() {
             "rect" => {
                 let (x, y, w, h) = (num("x"), num("y"), num("width"), num("height"));
-                let b = s.ctm.apply_box(&BBox { x0: x, y0: y, x1: x + w.max(0.0), y1: y + h.max(0.0) });
+                let b = s.ctm.apply_box(&BBox {
+                    x0: x,
+                    y0: y,
+                    x1: x + w.max(0.0),
+                    y1: y + h.max(0.0),
+                });
                 (ShapeKind::Rect, vec![b.center()], b)
             }
             "circle" | "ellipse" => {
                 let (cx, cy) = (num("cx"), num("cy"));
-                let (rx, ry) = if el.name == "circle" { (num("r"), num("r")) } else { (num("rx"), num("ry")) };
-                let b = s.ctm.apply_box(&BBox { x0: cx - rx, y0: cy - ry, x1: cx + rx, y1: cy + ry });
-                let kind = if el.name == "circle" { ShapeKind::Circle } else { ShapeKind::Ellipse };
+                let (rx, ry) = if el.name == "circle" {
+                    (num("r"), num("r"))
+                } else {
+                    (num("rx"), num("ry"))
+                };
+                let b = s.ctm.apply_box(&BBox {
+                    x0: cx - rx,
+                    y0: cy - ry,
+                    x1: cx + rx,
+                    y1: cy + ry,
+                });
+                let kind = if el.name == "circle" {
+                    ShapeKind::Circle
+                } else {
+                    ShapeKind::Ellipse
+                };
                 (kind, vec![s.ctm.apply((cx, cy))], b)
             }
             "line" => {
-                let pts = vec![s.ctm.apply((num("x1"), num("y1"))), s.ctm.apply((num("x2"), num("y2")))];
+                let pts = vec![
+                    s.ctm.apply((num("x1"), num("y1"))),
+                    s.ctm.apply((num("x2"), num("y2"))),
+                ];
                 (ShapeKind::Line, pts.clone(), BBox::around(pts))
             }
             "use" => {
@@ -335,18 +431,28 @@ impl Builder<'_> {
                     parse_path(el.attr("d").unwrap_or(""), budget).subpaths
                 } else {
                     let nums = numbers(el.attr("points").unwrap_or("")).unwrap_or_default();
-                    let pts: Vec<(f64, f64)> = nums.chunks_exact(2).take(budget).map(|p| (p[0], p[1])).collect();
+                    let pts: Vec<(f64, f64)> = nums
+                        .chunks_exact(2)
+                        .take(budget)
+                        .map(|p| (p[0], p[1]))
+                        .collect();
                     vec![(pts, el.name == "polygon")]
                 };
-                let pts: Vec<(f64, f64)> =
-                    subpaths.iter().flat_map(|(v, _)| v.iter().map(|p| s.ctm.apply(*p))).collect();
+                let pts: Vec<(f64, f64)> = subpaths
+                    .iter()
+                    .flat_map(|(v, _)| v.iter().map(|p| s.ctm.apply(*p)))
+                    .collect();
                 if pts.is_empty() {
                     return;
                 }
                 self.vertices += pts.len();
                 let bbox = BBox::around(pts.iter().copied());
                 match subpaths.as_slice() {
-                    [(v, closed)] if (*closed || el.name == "polygon") && is_rectangle(&pts) && v.len() >= 4 => {
+                    [(v, closed)]
+                        if (*closed || el.name == "polygon")
+                            && is_rectangle(&pts)
+                            && v.len() >= 4 =>
+                    {
                         (ShapeKind::Rect, vec![bbox.center()], bbox)
                     }
                     _ => (ShapeKind::Path, pts, bbox),
@@ -382,7 +488,8 @@ fn is_rectangle(pts: &[(f64, f64)]) -> bool {
         return false;
     }
     let b = BBox::around(v.iter().copied());
-    v.iter().all(|&(x, y)| (near(x, b.x0) || near(x, b.x1)) && (near(y, b.y0) || near(y, b.y1)))
+    v.iter()
+        .all(|&(x, y)| (near(x, b.x0) || near(x, b.x1)) && (near(y, b.y0) || near(y, b.y1)))
         && (0..4).all(|k| {
             let (a, c) = (v[k], v[(k + 1) % 4]);
             near(a.0, c.0) || near(a.1, c.1)
@@ -411,10 +518,14 @@ mod tests {
 
     #[test]
     fn view_box_scales_by_the_smaller_ratio() {
-        let (c, s) = scene(r#"<svg width="1920" height="1440" viewBox="0 0 960 720"><text x="10" y="20" font-size="6">a</text></svg>"#);
+        let (c, s) = scene(
+            r#"<svg width="1920" height="1440" viewBox="0 0 960 720"><text x="10" y="20" font-size="6">a</text></svg>"#,
+        );
         assert_eq!((c.width, c.height), (1920.0, 1440.0));
         assert_eq!(s.texts[0].font_px, 12.0);
-        let (_, s) = scene(r#"<svg width="480" height="400" viewBox="0 0 960 720"><text font-size="12">a</text></svg>"#);
+        let (_, s) = scene(
+            r#"<svg width="480" height="400" viewBox="0 0 960 720"><text font-size="12">a</text></svg>"#,
+        );
         assert_eq!(s.texts[0].font_px, 6.0);
     }
 
@@ -430,25 +541,42 @@ mod tests {
         let doc = parse("<svg width=\"10\"/>").unwrap();
         assert_eq!(canvas(doc.root()), Err(SizeProblem::NoSize));
         let doc = parse("<html/>").unwrap();
-        assert!(matches!(canvas(doc.root()), Err(SizeProblem::NotSvg { .. })));
+        assert!(matches!(
+            canvas(doc.root()),
+            Err(SizeProblem::NotSvg { .. })
+        ));
     }
 
     #[test]
     fn font_size_inherits_through_groups_and_scales_with_transforms() {
-        let (_, s) = scene(r#"<svg width="100" height="100"><g font-size="10pt" transform="scale(0.5)"><text font-size="1.2em">abc</text></g></svg>"#);
+        let (_, s) = scene(
+            r#"<svg width="100" height="100"><g font-size="10pt" transform="scale(0.5)"><text font-size="1.2em">abc</text></g></svg>"#,
+        );
         let t = &s.texts[0];
         assert!((t.font_px - 8.0).abs() < 1e-9, "{}", t.font_px);
     }
 
     #[test]
     fn text_box_is_placed_by_anchor() {
-        let (_, s) = scene(r#"<svg width="100" height="100"><text x="50" y="20" font-size="10" text-anchor="middle">abcd</text></svg>"#);
-        assert_eq!(s.texts[0].bbox, BBox { x0: 38.0, y0: 10.0, x1: 62.0, y1: 20.0 });
+        let (_, s) = scene(
+            r#"<svg width="100" height="100"><text x="50" y="20" font-size="10" text-anchor="middle">abcd</text></svg>"#,
+        );
+        assert_eq!(
+            s.texts[0].bbox,
+            BBox {
+                x0: 38.0,
+                y0: 10.0,
+                x1: 62.0,
+                y1: 20.0
+            }
+        );
     }
 
     #[test]
     fn a_positioned_tspan_is_its_own_text() {
-        let (_, s) = scene(r#"<svg width="100" height="100"><text x="5" y="20">Rev<tspan>enue</tspan><tspan x="5" y="40" font-size="6">2021</tspan></text></svg>"#);
+        let (_, s) = scene(
+            r#"<svg width="100" height="100"><text x="5" y="20">Rev<tspan>enue</tspan><tspan x="5" y="40" font-size="6">2021</tspan></text></svg>"#,
+        );
         let contents: Vec<&str> = s.texts.iter().map(|t| t.content.as_str()).collect();
         assert_eq!(contents, ["Revenue", "2021"]);
         assert_eq!(s.texts[1].font_px, 6.0);
@@ -456,7 +584,9 @@ mod tests {
 
     #[test]
     fn closed_rectangular_paths_are_rects() {
-        let (_, s) = scene(r#"<svg width="100" height="100"><path d="M 1 1 L 5 1 L 5 9 L 1 9 z"/><path d="M 1 1 L 5 1 L 5 9"/></svg>"#);
+        let (_, s) = scene(
+            r#"<svg width="100" height="100"><path d="M 1 1 L 5 1 L 5 9 L 1 9 z"/><path d="M 1 1 L 5 1 L 5 9"/></svg>"#,
+        );
         assert_eq!(s.shapes[0].kind, ShapeKind::Rect);
         assert_eq!(s.shapes[1].kind, ShapeKind::Path);
     }

@@ -7,7 +7,14 @@ use super::geometry::{parse_length, Length};
 use super::parse::Element;
 
 /// The properties the checks read.
-pub const PROPERTIES: [&str; 6] = ["font-size", "fill", "fill-opacity", "text-anchor", "display", "visibility"];
+pub const PROPERTIES: [&str; 6] = [
+    "font-size",
+    "fill",
+    "fill-opacity",
+    "text-anchor",
+    "display",
+    "visibility",
+];
 
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Compound {
@@ -45,18 +52,28 @@ impl Compound {
     }
 
     fn specificity(&self) -> (usize, usize, usize) {
-        (self.id.is_some() as usize, self.classes.len(), self.element.is_some() as usize)
+        (
+            self.id.is_some() as usize,
+            self.classes.len(),
+            self.element.is_some() as usize,
+        )
     }
 
     fn matches(&self, el: &Element) -> bool {
         if self.element.as_deref().is_some_and(|n| n != el.name) {
             return false;
         }
-        if self.id.as_deref().is_some_and(|id| el.attr("id") != Some(id)) {
+        if self
+            .id
+            .as_deref()
+            .is_some_and(|id| el.attr("id") != Some(id))
+        {
             return false;
         }
         let classes = el.attr("class").unwrap_or("");
-        self.classes.iter().all(|c| classes.split_whitespace().any(|k| k == c))
+        self.classes
+            .iter()
+            .all(|c| classes.split_whitespace().any(|k| k == c))
     }
 }
 
@@ -81,7 +98,9 @@ impl StyleSheet {
         let mut rest = css.as_str();
         while let Some(open) = rest.find('{') {
             let prelude = rest[..open].trim();
-            let Some(close) = matching_brace(&rest[open..]).map(|c| c + open) else { break };
+            let Some(close) = matching_brace(&rest[open..]).map(|c| c + open) else {
+                break;
+            };
             let body = &rest[open + 1..close];
             rest = &rest[close + 1..];
             if prelude.starts_with('@') {
@@ -110,7 +129,11 @@ impl StyleSheet {
             .iter()
             .filter_map(|p| el.attr(p).map(|v| (p.to_string(), v.to_string())))
             .collect();
-        let mut matching: Vec<&Rule> = self.rules.iter().filter(|r| r.selector.matches(el)).collect();
+        let mut matching: Vec<&Rule> = self
+            .rules
+            .iter()
+            .filter(|r| r.selector.matches(el))
+            .collect();
         matching.sort_by_key(|r| (r.specificity, r.order));
         for r in matching {
             out.extend(r.declarations.iter().cloned());
@@ -178,8 +201,10 @@ pub fn font_shorthand_size(value: &str) -> Option<String> {
             return Some(size.to_string());
         }
         let has_unit = size.ends_with(|c: char| c.is_ascii_alphabetic() || c == '%');
-        (has_unit && size.starts_with(|c: char| c.is_ascii_digit() || c == '.') && parse_length(size).is_some())
-            .then(|| size.to_string())
+        (has_unit
+            && size.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+            && parse_length(size).is_some())
+        .then(|| size.to_string())
     })
 }
 
@@ -251,7 +276,10 @@ mod tests {
             }
         }
         let decls = sheet.declarations(&doc.elements[index]);
-        winning(&decls).into_iter().find(|(p, _)| *p == "font-size").map(|(_, v)| v)
+        winning(&decls)
+            .into_iter()
+            .find(|(p, _)| *p == "font-size")
+            .map(|(_, v)| v)
     }
 
     #[test]
@@ -260,7 +288,8 @@ mod tests {
         assert_eq!(size_of(svg, 2).as_deref(), Some("40px"));
         let svg = r#"<svg><style>text { font-size: 10px }</style><text font-size="20" font="bold 30px serif">a</text></svg>"#;
         assert_eq!(size_of(svg, 2).as_deref(), Some("30px"));
-        let svg = r#"<svg><style>text { font-size: 10px }</style><text font-size="20">a</text></svg>"#;
+        let svg =
+            r#"<svg><style>text { font-size: 10px }</style><text font-size="20">a</text></svg>"#;
         assert_eq!(size_of(svg, 2).as_deref(), Some("10px"));
     }
 
@@ -280,9 +309,18 @@ mod tests {
 
     #[test]
     fn reads_the_font_shorthand_size_but_not_a_weight() {
-        assert_eq!(font_shorthand_size("400 12px/1.2 'DejaVu Sans'").as_deref(), Some("12px"));
-        assert_eq!(font_shorthand_size("bold 9pt Arial").as_deref(), Some("9pt"));
-        assert_eq!(font_shorthand_size("italic small serif").as_deref(), Some("small"));
+        assert_eq!(
+            font_shorthand_size("400 12px/1.2 'DejaVu Sans'").as_deref(),
+            Some("12px")
+        );
+        assert_eq!(
+            font_shorthand_size("bold 9pt Arial").as_deref(),
+            Some("9pt")
+        );
+        assert_eq!(
+            font_shorthand_size("italic small serif").as_deref(),
+            Some("small")
+        );
         assert_eq!(font_shorthand_size("Arial"), None);
     }
 
