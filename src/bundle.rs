@@ -103,6 +103,8 @@ pub struct Bundle {
     pub artifacts: BTreeMap<String, Artifact>,
     /// `bundle.*` findings from loading.
     pub findings: Vec<Finding>,
+    /// Every entry name in the bundle (artifacts, extras, unreadable ones).
+    pub names: std::collections::BTreeSet<String>,
 }
 
 impl Bundle {
@@ -129,6 +131,7 @@ impl Bundle {
             ..Default::default()
         };
         let mut by_name: BTreeMap<String, Vec<u8>> = files.into_iter().collect();
+        bundle.names = by_name.keys().cloned().collect();
         for name in spec.artifacts.all() {
             match by_name.remove(name) {
                 None => bundle.missing(name),
@@ -216,10 +219,15 @@ impl Bundle {
             path: dir.to_path_buf(),
             source,
         })?;
-        let mut extras: Vec<String> = entries
+        bundle.names = entries
             .filter_map(|e| e.ok())
             .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        let mut extras: Vec<String> = bundle
+            .names
+            .iter()
             .filter(|n| !spec.artifacts.all().contains(&n.as_str()))
+            .cloned()
             .collect();
         extras.sort();
         for name in extras {

@@ -46,7 +46,10 @@ pub fn render(report: &Report, style: &Style) -> String {
         }
         let _ = writeln!(out, "{}", f.message);
         if let Some(n) = &f.number {
-            let mut parts = vec![format!("printed {}", n.printed)];
+            let mut parts = Vec::new();
+            if !n.printed.is_empty() {
+                parts.push(format!("printed {}", n.printed));
+            }
             if let Some(i) = &n.interval {
                 parts.push(format!("interval {i}"));
             }
