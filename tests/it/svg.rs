@@ -17,15 +17,7 @@ fn svg_problems(report: &Report) -> Vec<String> {
         .findings
         .iter()
         .filter(|f| f.id.starts_with("svg.") && f.status >= Status::Warn)
-        .map(|f| {
-            format!(
-                "{} {} {:?} {}",
-                f.status.as_str(),
-                f.id,
-                f.location,
-                f.message
-            )
-        })
+        .map(|f| format!("{} {} {:?} {}", f.status.as_str(), f.id, f.location, f.message))
         .collect()
 }
 
@@ -47,11 +39,7 @@ fn the_northstar_chart_passes_every_svg_check() {
 #[test]
 fn a_matplotlib_two_by_two_chart_passes() {
     let report = chart_report(&fixture("matplotlib_2x2.svg"));
-    assert!(
-        svg_problems(&report).is_empty(),
-        "{}",
-        svg_problems(&report).join("\n")
-    );
+    assert!(svg_problems(&report).is_empty(), "{}", svg_problems(&report).join("\n"));
     assert!(has(&report, "svg.doctype", Status::Info));
 }
 
@@ -85,14 +73,8 @@ fn reads_back_every_northstar_panel_from_zero() {
         got,
         [
             ("Revenue".to_string(), Some((SeriesKind::Bars, 5, true))),
-            (
-                "Operating margin".to_string(),
-                Some((SeriesKind::Line, 5, true))
-            ),
-            (
-                "Free cash flow".to_string(),
-                Some((SeriesKind::Bars, 5, true))
-            ),
+            ("Operating margin".to_string(), Some((SeriesKind::Line, 5, true))),
+            ("Free cash flow".to_string(), Some((SeriesKind::Bars, 5, true))),
             ("Net margin".to_string(), Some((SeriesKind::Line, 5, true))),
         ]
     );
@@ -104,22 +86,40 @@ fn reads_back_every_matplotlib_panel_from_zero() {
     assert_eq!(
         got,
         [
-            (
-                "Revenue ($m)".to_string(),
-                Some((SeriesKind::Bars, 5, true))
-            ),
-            (
-                "Operating margin (%)".to_string(),
-                Some((SeriesKind::Line, 5, true))
-            ),
-            (
-                "Free cash flow ($m)".to_string(),
-                Some((SeriesKind::Bars, 5, true))
-            ),
-            (
-                "Net margin (%)".to_string(),
-                Some((SeriesKind::Line, 5, true))
-            ),
+            ("Revenue ($m)".to_string(), Some((SeriesKind::Bars, 5, true))),
+            ("Operating margin (%)".to_string(), Some((SeriesKind::Line, 5, true))),
+            ("Free cash flow ($m)".to_string(), Some((SeriesKind::Bars, 5, true))),
+            ("Net margin (%)".to_string(), Some((SeriesKind::Line, 5, true))),
         ]
     );
+}
+
+/// Each `svg.*` defect fixture fails only the svg checks it names (no collateral svg findings),
+/// so a rule's fixture pins that rule.
+#[test]
+fn svg_defect_fixtures_fail_only_what_they_expect() {
+    let dir = root().join("fixtures/defects");
+    let mut problems = Vec::new();
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("svg."))
+        .collect();
+    names.sort();
+    for name in names {
+        let expect = std::fs::read_to_string(dir.join(&name).join("expect.txt")).unwrap();
+        let bytes = std::fs::read(dir.join(&name).join("financial_trends.svg")).unwrap();
+        let report = verify_northstar(with_file(northstar_files(), "financial_trends.svg", bytes));
+        for f in report
+            .findings
+            .iter()
+            .filter(|f| f.id.starts_with("svg.") && f.status >= Status::Warn)
+        {
+            let line = format!("{} {}", f.status.as_str(), f.id);
+            if !expect.lines().any(|l| l.trim() == line) {
+                problems.push(format!("{name}: unexpected {line}: {}", f.message));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -4,15 +4,15 @@
 //! Candidate areas come from two places, so grouped, flat and matplotlib charts all work: every
 //! container element (`g`, nested `svg`, `a`) that draws something, and every *frame* rect (a rect
 //! without fill, or one that encloses other marks). A candidate *qualifies* when it holds the three
-//! ingredients. A qualifying candidate that holds two disjoint qualifying candidates is a container
-//! of panels (a figure, a background), not a panel; among the rest, one inside another belongs to
-//! it, so the outermost are the panels. Near misses (year labels with a title but no series, or a
-//! series but no title) are reported so a broken panel is named rather than silently uncounted.
+//! ingredients; one with year labels and only one of the others is a *near miss*, kept so a broken
+//! panel is named rather than silently uncounted. A candidate that holds two disjoint ones is a
+//! container of panels (a figure, a background), not a panel; among the rest, one inside another
+//! belongs to it, so the outermost are the panels (or near misses).
 
 use super::geometry::BBox;
 use super::scene::{Scene, ShapeKind, Text};
 
-/// At most this many qualifying candidates are compared (a chart has a handful).
+/// At most this many candidates (panels and near misses) are compared (a chart has a handful).
 const MAX_QUALIFYING: usize = 256;
 
 /// A recognised year label: `2021`, `FY2021`, `FY 2021`, `FY21` (contract §5 forms).
@@ -57,11 +57,7 @@ pub fn numeric_value(text: &str) -> Option<f64> {
         return None;
     }
     let v: f64 = core.parse().ok()?;
-    Some(if t.starts_with('(') && t.ends_with(')') {
-        -v
-    } else {
-        v
-    })
+    Some(if t.starts_with('(') && t.ends_with(')') { -v } else { v })
 }
 
 /// A title candidate: a text with a letter that is neither a year label nor an axis number.
@@ -138,14 +134,9 @@ pub fn roles(scene: &Scene, tol: f64) -> Vec<Role> {
                     x1: s.bbox.x1 - tol,
                     y1: s.bbox.y1 - tol,
                 };
-                let encloses = points
-                    .iter()
-                    .any(|(k, p)| *k != i && inner.contains_point(*p, 0.0))
+                let encloses = points.iter().any(|(k, p)| *k != i && inner.contains_point(*p, 0.0))
                     || scene.shapes.iter().enumerate().any(|(k, o)| {
-                        k != i
-                            && o.kind == ShapeKind::Rect
-                            && s.bbox.contains(&o.bbox, tol)
-                            && o.bbox != s.bbox
+                        k != i && o.kind == ShapeKind::Rect && s.bbox.contains(&o.bbox, tol) && o.bbox != s.bbox
                     });
                 if !s.filled || encloses {
                     Role::Frame
@@ -212,9 +203,7 @@ pub fn detect(scene: &Scene, roles: &[Role], tol: f64) -> Detection {
     let n_texts = scene.texts.len();
     let mut candidates: Vec<Candidate> = Vec::new();
     for &(g, line) in &scene.groups {
-        let texts: Vec<usize> = (0..n_texts)
-            .filter(|&t| scene.texts[t].groups.contains(&g))
-            .collect();
+        let texts: Vec<usize> = (0..n_texts).filter(|&t| scene.texts[t].groups.contains(&g)).collect();
         let shapes: Vec<usize> = (0..scene.shapes.len())
             .filter(|&s| scene.shapes[s].groups.contains(&g))
             .collect();
@@ -232,15 +221,7 @@ pub fn detect(scene: &Scene, roles: &[Role], tol: f64) -> Detection {
         let shapes: Vec<usize> = (0..scene.shapes.len())
             .filter(|&s| s == f || shape.bbox.contains(&scene.shapes[s].bbox, tol))
             .collect();
-        candidates.push(candidate(
-            scene,
-            roles,
-            texts,
-            shapes,
-            Some(f),
-            shape.line,
-            tol,
-        ));
+        candidates.push(candidate(scene, roles, texts, shapes, Some(f), shape.line, tol));
     }
     // The same content found as a group and as a frame is one candidate; keep the frame.
     candidates.sort_by_key(|c| c.frame.is_none());
@@ -250,29 +231,24 @@ pub fn detect(scene: &Scene, roles: &[Role], tol: f64) -> Detection {
             unique.push(c);
         }
     }
-    let (mut qualifying, others): (Vec<Candidate>, Vec<Candidate>) =
-        unique.into_iter().partition(Candidate::qualifies);
-    let truncated = qualifying.len() > MAX_QUALIFYING;
-    qualifying.truncate(MAX_QUALIFYING);
-
+    // The pool: qualifying candidates and near misses (year labels with a title or a series).
+    let mut pool: Vec<Candidate> = unique
+        .into_iter()
+        .filter(|c| c.years.is_some() && (c.title.is_some() || c.series))
+        .collect();
+    let truncated = pool.len() > MAX_QUALIFYING;
+    pool.truncate(MAX_QUALIFYING);
     let is_container = |a: &Candidate| {
-        let inside: Vec<&Candidate> = qualifying
+        let inside: Vec<&Candidate> = pool
             .iter()
             .filter(|b| b.members != a.members && b.members.subset_of(&a.members))
             .collect();
-        inside.iter().enumerate().any(|(i, b)| {
-            inside[i + 1..]
-                .iter()
-                .any(|c| b.members.disjoint(&c.members))
-        })
+        inside
+            .iter()
+            .enumerate()
+            .any(|(i, b)| inside[i + 1..].iter().any(|c| b.members.disjoint(&c.members)))
     };
-    let containers: Vec<bool> = qualifying.iter().map(is_container).collect();
-    let leaves: Vec<&Candidate> = qualifying
-        .iter()
-        .zip(&containers)
-        .filter(|(_, c)| !**c)
-        .map(|(q, _)| q)
-        .collect();
+    let leaves: Vec<&Candidate> = pool.iter().filter(|c| !is_container(c)).collect();
     let outermost: Vec<&Candidate> = leaves
         .iter()
         .filter(|a| {
@@ -284,25 +260,12 @@ pub fn detect(scene: &Scene, roles: &[Role], tol: f64) -> Detection {
         .collect();
     let panels: Vec<Panel> = outermost
         .iter()
+        .filter(|c| c.qualifies())
         .map(|c| panel(scene, roles, c, tol))
         .collect();
-
-    let near = others
+    let near = outermost
         .iter()
-        .filter(|c| c.years.is_some() && (c.title.is_some() || c.series))
-        .filter(|c| {
-            !qualifying
-                .iter()
-                .any(|q| c.members.subset_of(&q.members) || q.members.subset_of(&c.members))
-        })
-        .filter(|c| {
-            !others.iter().any(|o| {
-                o.members != c.members
-                    && c.members.subset_of(&o.members)
-                    && o.years.is_some()
-                    && (o.title.is_some() || o.series)
-            })
-        })
+        .filter(|c| !c.qualifies())
         .map(|c| NearPanel {
             area: area_of(scene, roles, c, tol),
             line: c.line,
@@ -342,10 +305,7 @@ fn candidate(
                 .total_cmp(&tb.font_px)
                 .then(tb.bbox.y0.total_cmp(&ta.bbox.y0))
         });
-    let point_marks = shapes
-        .iter()
-        .filter(|&&s| roles[s] == Role::PointMark)
-        .count();
+    let point_marks = shapes.iter().filter(|&&s| roles[s] == Role::PointMark).count();
     let series = point_marks >= 2
         || shapes
             .iter()
@@ -386,14 +346,10 @@ fn year_labels(all: &[Text], texts: &[usize], tol: f64) -> Option<(Axis, Vec<usi
         for i in 1..=sorted.len() {
             if i == sorted.len() || key(sorted[i]) - key(sorted[i - 1]) > 2.0 * tol {
                 let run = sorted[start..i].to_vec();
-                let mut distinct: Vec<i32> = run
-                    .iter()
-                    .filter_map(|&t| year_of(&all[t].content))
-                    .collect();
+                let mut distinct: Vec<i32> = run.iter().filter_map(|&t| year_of(&all[t].content)).collect();
                 distinct.sort_unstable();
                 distinct.dedup();
-                if distinct.len() >= 2 && best.as_ref().is_none_or(|(n, _, _)| distinct.len() > *n)
-                {
+                if distinct.len() >= 2 && best.as_ref().is_none_or(|(n, _, _)| distinct.len() > *n) {
                     best = Some((distinct.len(), axis, run));
                 }
                 start = i;
@@ -401,10 +357,7 @@ fn year_labels(all: &[Text], texts: &[usize], tol: f64) -> Option<(Axis, Vec<usi
         }
     }
     best.map(|(_, axis, mut run)| {
-        run.sort_by(|&a, &b| {
-            axis.category(all[a].anchor)
-                .total_cmp(&axis.category(all[b].anchor))
-        });
+        run.sort_by(|&a, &b| axis.category(all[a].anchor).total_cmp(&axis.category(all[b].anchor)));
         (axis, run)
     })
 }
