@@ -37,10 +37,56 @@ fn the_northstar_chart_passes_every_svg_check() {
 }
 
 #[test]
-fn a_matplotlib_two_by_two_chart_passes() {
+fn every_chart_structure_fixture_passes_against_the_northstar_source() {
+    let mut names: Vec<String> = std::fs::read_dir(root().join("fixtures/svg"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".svg"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 5, "{names:?}");
+    for name in names {
+        let svg = fixture(&name);
+        let report = chart_report(&svg);
+        let problems = svg_problems(&report);
+        assert!(problems.is_empty(), "{name}:\n{}", problems.join("\n"));
+        let panels = panels_of(&svg);
+        assert_eq!(panels.len(), 4, "{name}: {panels:?}");
+        for (title, reading) in &panels {
+            assert!(
+                matches!(reading, Some((_, 5, true))),
+                "{name}: panel `{title}` must be read back from zero with five years: {reading:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn matplotlib_output_has_a_plain_doctype_which_is_only_info() {
     let report = chart_report(&fixture("matplotlib_2x2.svg"));
-    assert!(svg_problems(&report).is_empty(), "{}", svg_problems(&report).join("\n"));
     assert!(has(&report, "svg.doctype", Status::Info));
+}
+
+#[test]
+fn a_view_box_scales_fonts_in_both_directions() {
+    // Upscaled 2x: the good chart's 10-16 px fonts render at 20-32 px and pass.
+    assert_clean(&fixture("viewbox_upscaled.svg"));
+    // Downscaled 2x: the same user sizes render at 5-8 px and fail, though they read >= 8.
+    let small = northstar_text("financial_trends.svg").replacen(
+        r#"width="960" height="720""#,
+        r#"width="480" height="360""#,
+        1,
+    );
+    let report = chart_report(&small);
+    let tiny: Vec<_> = report.findings.iter().filter(|f| f.id == "svg.font_size").collect();
+    assert!(!tiny.is_empty(), "{}", dump(&report));
+    assert!(
+        tiny.iter().any(|f| f.message.contains("`2021` renders at 6 px")),
+        "{}",
+        dump(&report)
+    );
+    // Downscaled with fonts doubled in user units: they render at >= 8 px again.
+    assert_clean(&fixture("viewbox_downscaled.svg"));
 }
 
 /// The panels found in a chart: (title, series kind read back, whether a zero baseline was found).
@@ -81,7 +127,7 @@ fn reads_back_every_northstar_panel_from_zero() {
 }
 
 #[test]
-fn reads_back_every_matplotlib_panel_from_zero() {
+fn reads_back_the_matplotlib_titles_with_their_units() {
     let got = panels_of(&fixture("matplotlib_2x2.svg"));
     assert_eq!(
         got,
@@ -122,4 +168,30 @@ fn svg_defect_fixtures_fail_only_what_they_expect() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn fidelity_reads_bars_through_a_flipped_transform() {
+    // Revenue 2023 drawn 5 % too tall inside `matrix(1 0 0 -1 0 300)`.
+    let svg = fixture("grouped_styled.svg").replacen(r#"height="179.18""#, r#"height="188.14""#, 1);
+    let report = chart_report(&svg);
+    let misses: Vec<_> = report.findings.iter().filter(|f| f.id == "svg.fidelity").collect();
+    assert_eq!(misses.len(), 1, "{}", dump(&report));
+    assert_eq!(misses[0].location.year, Some(2023));
+    assert!(misses[0].message.contains("+5.0 %"), "{}", misses[0].message);
+}
+
+#[test]
+fn fidelity_matches_the_longest_metric_name_in_a_title() {
+    // "Revenue growth" is revenue_growth, not revenue: the revenue bars then misfit growth.
+    let svg = northstar_text("financial_trends.svg").replacen(">Revenue<", ">Revenue growth<", 1);
+    let report = chart_report(&svg);
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.id == "svg.fidelity" && f.message.contains("revenue_growth")),
+        "{}",
+        dump(&report)
+    );
 }
