@@ -17,7 +17,15 @@ fn svg_problems(report: &Report) -> Vec<String> {
         .findings
         .iter()
         .filter(|f| f.id.starts_with("svg.") && f.status >= Status::Warn)
-        .map(|f| format!("{} {} {:?} {}", f.status.as_str(), f.id, f.location, f.message))
+        .map(|f| {
+            format!(
+                "{} {} {:?} {}",
+                f.status.as_str(),
+                f.id,
+                f.location,
+                f.message
+            )
+        })
         .collect()
 }
 
@@ -78,10 +86,15 @@ fn a_view_box_scales_fonts_in_both_directions() {
         1,
     );
     let report = chart_report(&small);
-    let tiny: Vec<_> = report.findings.iter().filter(|f| f.id == "svg.font_size").collect();
+    let tiny: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.id == "svg.font_size")
+        .collect();
     assert!(!tiny.is_empty(), "{}", dump(&report));
     assert!(
-        tiny.iter().any(|f| f.message.contains("`2021` renders at 6 px")),
+        tiny.iter()
+            .any(|f| f.message.contains("`2021` renders at 6 px")),
         "{}",
         dump(&report)
     );
@@ -119,8 +132,14 @@ fn reads_back_every_northstar_panel_from_zero() {
         got,
         [
             ("Revenue".to_string(), Some((SeriesKind::Bars, 5, true))),
-            ("Operating margin".to_string(), Some((SeriesKind::Line, 5, true))),
-            ("Free cash flow".to_string(), Some((SeriesKind::Bars, 5, true))),
+            (
+                "Operating margin".to_string(),
+                Some((SeriesKind::Line, 5, true))
+            ),
+            (
+                "Free cash flow".to_string(),
+                Some((SeriesKind::Bars, 5, true))
+            ),
             ("Net margin".to_string(), Some((SeriesKind::Line, 5, true))),
         ]
     );
@@ -132,10 +151,22 @@ fn reads_back_the_matplotlib_titles_with_their_units() {
     assert_eq!(
         got,
         [
-            ("Revenue ($m)".to_string(), Some((SeriesKind::Bars, 5, true))),
-            ("Operating margin (%)".to_string(), Some((SeriesKind::Line, 5, true))),
-            ("Free cash flow ($m)".to_string(), Some((SeriesKind::Bars, 5, true))),
-            ("Net margin (%)".to_string(), Some((SeriesKind::Line, 5, true))),
+            (
+                "Revenue ($m)".to_string(),
+                Some((SeriesKind::Bars, 5, true))
+            ),
+            (
+                "Operating margin (%)".to_string(),
+                Some((SeriesKind::Line, 5, true))
+            ),
+            (
+                "Free cash flow ($m)".to_string(),
+                Some((SeriesKind::Bars, 5, true))
+            ),
+            (
+                "Net margin (%)".to_string(),
+                Some((SeriesKind::Line, 5, true))
+            ),
         ]
     );
 }
@@ -175,10 +206,18 @@ fn fidelity_reads_bars_through_a_flipped_transform() {
     // Revenue 2023 drawn 5 % too tall inside `matrix(1 0 0 -1 0 300)`.
     let svg = fixture("grouped_styled.svg").replacen(r#"height="179.18""#, r#"height="188.14""#, 1);
     let report = chart_report(&svg);
-    let misses: Vec<_> = report.findings.iter().filter(|f| f.id == "svg.fidelity").collect();
+    let misses: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.id == "svg.fidelity")
+        .collect();
     assert_eq!(misses.len(), 1, "{}", dump(&report));
     assert_eq!(misses[0].location.year, Some(2023));
-    assert!(misses[0].message.contains("+5.0 %"), "{}", misses[0].message);
+    assert!(
+        misses[0].message.contains("+5.0 %"),
+        "{}",
+        misses[0].message
+    );
 }
 
 #[test]
@@ -194,4 +233,23 @@ fn fidelity_matches_the_longest_metric_name_in_a_title() {
         "{}",
         dump(&report)
     );
+}
+
+#[test]
+fn a_huge_hostile_chart_is_judged_in_bounded_time() {
+    // Thousands of overlapping frames, each holding everything: the geometric searches hit the
+    // work budget instead of running quadratically.
+    let mut svg = String::from(r#"<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000">"#);
+    for i in 0..4000 {
+        svg.push_str(&format!(
+            r#"<g><rect x="0" y="0" width="1000" height="1000" fill="none"/><text x="{x}" y="900">2021</text><text x="{x2}" y="900">2022</text><text x="10" y="20">Title</text><polyline points="1,1 2,2"/></g>"#,
+            x = i % 900,
+            x2 = i % 900 + 50
+        ));
+    }
+    svg.push_str("</svg>");
+    let start = std::time::Instant::now();
+    let report = chart_report(&svg);
+    assert!(has(&report, "svg.panel_count", Status::Fail), "{}", dump(&report));
+    assert!(start.elapsed().as_secs() < 60, "took {:?}", start.elapsed());
 }

@@ -101,7 +101,10 @@ pub fn read(scene: &Scene, roles: &[Role], panel: &Panel, tol: f64) -> Option<Re
         .collect();
     let mut positions: Vec<f64> = labels.iter().map(|l| l.1).collect();
     positions.sort_by(f64::total_cmp);
-    let spacing = positions.windows(2).map(|w| w[1] - w[0]).fold(f64::INFINITY, f64::min);
+    let spacing = positions
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .fold(f64::INFINITY, f64::min);
     if !(spacing.is_finite() && spacing > tol) {
         return None;
     }
@@ -129,9 +132,11 @@ pub fn read(scene: &Scene, roles: &[Role], panel: &Panel, tol: f64) -> Option<Re
             .collect()
     };
     let flat = |marks: &[(i32, f64, usize)]| {
-        let (lo, hi) = marks.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), m| {
-            (lo.min(m.1), hi.max(m.1))
-        });
+        let (lo, hi) = marks
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), m| {
+                (lo.min(m.1), hi.max(m.1))
+            });
         hi - lo <= tol
     };
 
@@ -148,7 +153,10 @@ pub fn read(scene: &Scene, roles: &[Role], panel: &Panel, tol: f64) -> Option<Re
             Axis::Horizontal => sh.bbox.width(),
             Axis::Vertical => sh.bbox.height(),
         };
-        let key = (sh.fill.trim().to_ascii_lowercase(), (width * 2.0).round() as i64);
+        let key = (
+            sh.fill.trim().to_ascii_lowercase(),
+            (width * 2.0).round() as i64,
+        );
         match bar_groups.iter_mut().find(|g| g.0 == key.0 && g.1 == key.1) {
             Some(g) => g.2.push(s),
             None => bar_groups.push((key.0, key.1, vec![s])),
@@ -171,7 +179,11 @@ pub fn read(scene: &Scene, roles: &[Role], panel: &Panel, tol: f64) -> Option<Re
             .zip(&edges)
             .map(|(&s, &(lo, hi))| {
                 let sh = &scene.shapes[s];
-                let height = if (lo - base).abs() <= tol { hi - base } else { lo - base };
+                let height = if (lo - base).abs() <= tol {
+                    hi - base
+                } else {
+                    lo - base
+                };
                 (sh.bbox.center(), base + height, sh.line)
             })
             .collect();
@@ -180,7 +192,11 @@ pub fn read(scene: &Scene, roles: &[Role], panel: &Panel, tol: f64) -> Option<Re
     // Lines: each path's vertices.
     for &s in panel.shapes.iter().filter(|&&s| roles[s] == Role::Vertices) {
         let sh = &scene.shapes[s];
-        let marks: Vec<((f64, f64), f64, usize)> = sh.points.iter().map(|&p| (p, axis.value(p), sh.line)).collect();
+        let marks: Vec<((f64, f64), f64, usize)> = sh
+            .points
+            .iter()
+            .map(|&p| (p, axis.value(p), sh.line))
+            .collect();
         let got = assign(&marks);
         if !flat(&got) {
             options.push((SeriesKind::Line, got, None));
@@ -250,17 +266,21 @@ fn common_edge(edges: &[(f64, f64)], tol: f64) -> Option<f64> {
             .iter()
             .all(|&(lo, hi)| (lo - v).abs() <= tol || (hi - v).abs() <= tol)
     };
-    edges.iter().flat_map(|&(lo, hi)| [lo, hi]).find(|&v| covers(v))
+    edges
+        .iter()
+        .flat_map(|&(lo, hi)| [lo, hi])
+        .find(|&v| covers(v))
 }
 
 /// Where zero sits on the value axis: an axis label reading 0 (`0`, `0%`, `$0`), snapped to a
 /// rule or tick mark level with it.
 fn zero_position(scene: &Scene, panel: &Panel, tol: f64) -> Option<f64> {
     let axis = panel.axis;
-    let label =
-        panel.texts.iter().map(|&t| &scene.texts[t]).find(|t| {
-            is_numeric(&t.content) && year_of(&t.content).is_none() && numeric_value(&t.content) == Some(0.0)
-        })?;
+    let label = panel.texts.iter().map(|&t| &scene.texts[t]).find(|t| {
+        is_numeric(&t.content)
+            && year_of(&t.content).is_none()
+            && numeric_value(&t.content) == Some(0.0)
+    })?;
     // Digits sit about 0.35 em above the baseline at their middle.
     let estimate = match axis {
         Axis::Horizontal => axis.value((0.0, label.anchor.1 - 0.35 * label.font_px)),
@@ -311,7 +331,12 @@ pub enum Miss {
 }
 
 /// Compare a reading with the recomputed values by year (`None` where undefined).
-pub fn compare(reading: &Reading, truth: &dyn Fn(i32) -> Option<f64>, tolerance: f64, tol_px: f64) -> Vec<Miss> {
+pub fn compare(
+    reading: &Reading,
+    truth: &dyn Fn(i32) -> Option<f64>,
+    tolerance: f64,
+    tol_px: f64,
+) -> Vec<Miss> {
     let mut out = Vec::new();
     let o = &reading.label_order;
     let ascending = o.windows(2).all(|w| w[0] < w[1]);
@@ -369,9 +394,11 @@ pub fn compare(reading: &Reading, truth: &dyn Fn(i32) -> Option<f64>, tolerance:
                 out.push(Miss::Inverted);
                 return out;
             }
-            let (lo, hi) = pairs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
-                (lo.min(p.1), hi.max(p.1))
-            });
+            let (lo, hi) = pairs
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                    (lo.min(p.1), hi.max(p.1))
+                });
             let range = hi - lo;
             for &(year, v, x, line) in &pairs {
                 let residual = v - (my + slope * (x - mx));
@@ -420,14 +447,22 @@ mod tests {
     fn proportional_bars_pass() {
         let r = reading(
             Some(-300.0),
-            &[(2021, -200.0), (2022, -180.0), (2023, -150.0), (2024, -140.0)],
+            &[
+                (2021, -200.0),
+                (2022, -180.0),
+                (2023, -150.0),
+                (2024, -140.0),
+            ],
         );
         assert!(compare(&r, &truth, 0.02, 0.5).is_empty());
     }
 
     #[test]
     fn a_bar_five_percent_too_tall_is_a_miss_for_its_year_only() {
-        let r = reading(Some(0.0), &[(2021, 100.0), (2022, 120.0), (2023, 157.5), (2024, 160.0)]);
+        let r = reading(
+            Some(0.0),
+            &[(2021, 100.0), (2022, 120.0), (2023, 157.5), (2024, 160.0)],
+        );
         let misses = compare(&r, &truth, 0.02, 0.5);
         assert_eq!(misses.len(), 1);
         assert!(matches!(misses[0], Miss::Value { year: 2023, .. }));
@@ -435,7 +470,10 @@ mod tests {
 
     #[test]
     fn swapped_year_labels_are_out_of_order() {
-        let mut r = reading(Some(0.0), &[(2021, 100.0), (2022, 120.0), (2023, 150.0), (2024, 160.0)]);
+        let mut r = reading(
+            Some(0.0),
+            &[(2021, 100.0), (2022, 120.0), (2023, 150.0), (2024, 160.0)],
+        );
         r.label_order = vec![2021, 2023, 2022, 2024];
         assert!(compare(&r, &truth, 0.02, 0.5).contains(&Miss::LabelOrder {
             years: vec![2021, 2023, 2022, 2024]
@@ -444,9 +482,15 @@ mod tests {
 
     #[test]
     fn without_a_baseline_only_a_clear_misfit_of_shape_is_reported() {
-        let r = reading(None, &[(2021, 10.0), (2022, 30.0), (2023, 60.0), (2024, 70.0)]);
+        let r = reading(
+            None,
+            &[(2021, 10.0), (2022, 30.0), (2023, 60.0), (2024, 70.0)],
+        );
         assert!(compare(&r, &truth, 0.02, 0.5).is_empty());
-        let r = reading(None, &[(2021, 10.0), (2022, 60.0), (2023, 30.0), (2024, 70.0)]);
+        let r = reading(
+            None,
+            &[(2021, 10.0), (2022, 60.0), (2023, 30.0), (2024, 70.0)],
+        );
         assert!(!compare(&r, &truth, 0.02, 0.5).is_empty());
     }
 }

@@ -53,7 +53,10 @@ impl Transform {
     }
 
     pub fn apply(&self, (x, y): (f64, f64)) -> (f64, f64) {
-        (self.a * x + self.c * y + self.e, self.b * x + self.d * y + self.f)
+        (
+            self.a * x + self.c * y + self.e,
+            self.b * x + self.d * y + self.f,
+        )
     }
 
     /// How much the map scales lengths (the square root of the area scale).
@@ -63,7 +66,9 @@ impl Transform {
 
     /// The bounding box of a box's four mapped corners.
     pub fn apply_box(&self, r: &BBox) -> BBox {
-        BBox::around([(r.x0, r.y0), (r.x1, r.y0), (r.x0, r.y1), (r.x1, r.y1)].map(|p| self.apply(p)))
+        BBox::around(
+            [(r.x0, r.y0), (r.x1, r.y0), (r.x0, r.y1), (r.x1, r.y1)].map(|p| self.apply(p)),
+        )
     }
 }
 
@@ -240,11 +245,16 @@ impl BBox {
         ((self.x0 + self.x1) / 2.0, (self.y0 + self.y1) / 2.0)
     }
     pub fn is_finite(&self) -> bool {
-        [self.x0, self.y0, self.x1, self.y1].iter().all(|v| v.is_finite())
+        [self.x0, self.y0, self.x1, self.y1]
+            .iter()
+            .all(|v| v.is_finite())
     }
     /// Whether `o` lies inside `self`, allowing `tol` on every side.
     pub fn contains(&self, o: &BBox, tol: f64) -> bool {
-        o.x0 >= self.x0 - tol && o.y0 >= self.y0 - tol && o.x1 <= self.x1 + tol && o.y1 <= self.y1 + tol
+        o.x0 >= self.x0 - tol
+            && o.y0 >= self.y0 - tol
+            && o.x1 <= self.x1 + tol
+            && o.y1 <= self.y1 + tol
     }
     pub fn contains_point(&self, (x, y): (f64, f64), tol: f64) -> bool {
         x >= self.x0 - tol && x <= self.x1 + tol && y >= self.y0 - tol && y <= self.y1 + tol
@@ -382,7 +392,10 @@ struct Scanner<'a> {
 
 impl<'a> Scanner<'a> {
     fn new(s: &'a str) -> Scanner<'a> {
-        Scanner { s: s.as_bytes(), i: 0 }
+        Scanner {
+            s: s.as_bytes(),
+            i: 0,
+        }
     }
     fn done(&self) -> bool {
         self.i >= self.s.len()
@@ -446,7 +459,10 @@ impl<'a> Scanner<'a> {
                 self.i = save;
             }
         }
-        let v: f64 = std::str::from_utf8(&self.s[start..self.i]).ok()?.parse().ok()?;
+        let v: f64 = std::str::from_utf8(&self.s[start..self.i])
+            .ok()?
+            .parse()
+            .ok()?;
         v.is_finite().then_some(v)
     }
 }
@@ -481,12 +497,18 @@ mod tests {
             parse_transform("matrix(1 0 0 1 5 6)").apply((0.0, 0.0)),
             (5.0, 6.0)
         ));
-        assert!(close(parse_transform("rotate(-90)").apply((1.0, 0.0)), (0.0, -1.0)));
+        assert!(close(
+            parse_transform("rotate(-90)").apply((1.0, 0.0)),
+            (0.0, -1.0)
+        ));
     }
 
     #[test]
     fn ignores_an_invalid_transform_list() {
-        assert_eq!(parse_transform("translate(1,2) bogus(3)"), Transform::IDENTITY);
+        assert_eq!(
+            parse_transform("translate(1,2) bogus(3)"),
+            Transform::IDENTITY
+        );
     }
 
     #[test]
@@ -527,7 +549,10 @@ mod tests {
     #[test]
     fn relative_moves_repeat_as_lines_and_compact_numbers_split() {
         let p = parse_path("m1 1 2 2-1.5.5a1 1 0 00 3 3", 100);
-        assert_eq!(p.subpaths[0].0, vec![(1.0, 1.0), (3.0, 3.0), (1.5, 3.5), (4.5, 6.5)]);
+        assert_eq!(
+            p.subpaths[0].0,
+            vec![(1.0, 1.0), (3.0, 3.0), (1.5, 3.5), (4.5, 6.5)]
+        );
     }
 
     proptest! {

@@ -79,7 +79,10 @@ fn check_text(ctx: &Context, text: &str, out: &mut Vec<Finding>) {
         out.push(
             Finding::fail(
                 h.id,
-                format!("{}; a shared chart must not run code or fetch anything", h.message),
+                format!(
+                    "{}; a shared chart must not run code or fetch anything",
+                    h.message
+                ),
             )
             .line(h.line),
         );
@@ -151,7 +154,10 @@ fn listed(id: &'static str, mut found: Vec<Finding>, out: &mut Vec<Finding>) {
     found.truncate(MAX_LISTED);
     out.extend(found);
     if extra > 0 {
-        out.push(Finding::fail(id, format!("{extra} more text(s) like the above")));
+        out.push(Finding::fail(
+            id,
+            format!("{extra} more text(s) like the above"),
+        ));
     }
 }
 
@@ -195,10 +201,21 @@ fn text_findings(scene: &Scene, canvas: &BBox, min_font: f64, tol: f64, out: &mu
 }
 
 fn panel_name(scene: &Scene, p: &Panel) -> String {
-    format!("panel {} at {}", quoted(&scene.texts[p.title].content), p.area)
+    format!(
+        "panel {} at {}",
+        quoted(&scene.texts[p.title].content),
+        p.area
+    )
 }
 
-fn panel_findings(ctx: &Context, scene: &Scene, d: &Detection, canvas: &BBox, tol: f64, out: &mut Vec<Finding>) {
+fn panel_findings(
+    ctx: &Context,
+    scene: &Scene,
+    d: &Detection,
+    canvas: &BBox,
+    tol: f64,
+    out: &mut Vec<Finding>,
+) {
     let want = ctx.spec.chart.panels;
     for n in &d.near {
         let (id, what) = if n.missing_series {
@@ -207,9 +224,18 @@ fn panel_findings(ctx: &Context, scene: &Scene, d: &Detection, canvas: &BBox, to
                 "a title and year labels but no data series (no line, bars or markers)",
             )
         } else {
-            ("svg.panel_title", "year labels and a data series but no title text")
+            (
+                "svg.panel_title",
+                "year labels and a data series but no title text",
+            )
         };
-        out.push(Finding::fail(id, format!("the area at {} has {what}, so it is not a panel", n.area)).line(n.line));
+        out.push(
+            Finding::fail(
+                id,
+                format!("the area at {} has {what}, so it is not a panel", n.area),
+            )
+            .line(n.line),
+        );
     }
     if d.panels.len() != want {
         let found: Vec<String> = d.panels.iter().map(|p| panel_name(scene, p)).collect();
@@ -239,7 +265,11 @@ fn panel_findings(ctx: &Context, scene: &Scene, d: &Detection, canvas: &BBox, to
             out.push(
                 Finding::fail(
                     "svg.panel_outside",
-                    format!("{} extends beyond the canvas {}", panel_name(scene, a), canvas),
+                    format!(
+                        "{} extends beyond the canvas {}",
+                        panel_name(scene, a),
+                        canvas
+                    ),
                 )
                 .line(a.line),
             );

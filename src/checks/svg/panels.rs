@@ -10,7 +10,7 @@
 //! belongs to it, so the outermost are the panels (or near misses).
 
 use super::geometry::BBox;
-use super::scene::{Scene, ShapeKind, Text};
+use super::scene::{Scene, ShapeKind};
 
 /// At most this many candidates (panels and near misses) are compared (a chart has a handful).
 const MAX_QUALIFYING: usize = 256;
@@ -57,7 +57,11 @@ pub fn numeric_value(text: &str) -> Option<f64> {
         return None;
     }
     let v: f64 = core.parse().ok()?;
-    Some(if t.starts_with('(') && t.ends_with(')') { -v } else { v })
+    Some(if t.starts_with('(') && t.ends_with(')') {
+        -v
+    } else {
+        v
+    })
 }
 
 /// A title candidate: a text with a letter that is neither a year label nor an axis number.
@@ -104,7 +108,39 @@ pub enum Role {
     Rule,
 }
 
-/// Classify every shape of the scene.
+/// Bounds the geometric searches (frame enclosure and frame membership) on hostile input: each
+/// unit is one item compared. Real charts need a few thousand.
+pub const WORK_BUDGET: u64 = 5_000_000;
+
+struct Budget(u64);
+
+impl Budget {
+    /// Spend one unit; `false` once the budget is gone.
+    fn spend(&mut self) -> bool {
+        self.spend_n(1)
+    }
+    fn spend_n(&mut self, n: usize) -> bool {
+        self.0 = self.0.saturating_sub(n as u64);
+        self.0 > 0
+    }
+}
+
+/// Indices of `keys` sorted by key, for range scans.
+fn sorted_by(keys: &[f64]) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..keys.len()).collect();
+    idx.sort_by(|&a, &b| keys[a].total_cmp(&keys[b]));
+    idx
+}
+
+/// The entries of `order` (sorted by `keys`) whose key lies in `[lo, hi]`.
+fn in_range<'a>(order: &'a [usize], keys: &[f64], lo: f64, hi: f64) -> &'a [usize] {
+    let start = order.partition_point(|&i| keys[i] < lo);
+    let end = order.partition_point(|&i| keys[i] <= hi);
+    &order[start..end.max(start)]
+}
+
+/// Classify every shape of the scene. Once the work budget is spent, a rect is judged by its
+/// fill alone.
 pub fn roles(scene: &Scene, tol: f64) -> Vec<Role> {
     let points: Vec<(usize, (f64, f64))> = scene
         .shapes
@@ -118,6 +154,14 @@ pub fn roles(scene: &Scene, tol: f64) -> Vec<Role> {
         })
         .flat_map(|(i, s)| s.points.iter().map(move |p| (i, *p)))
         .collect();
+    let point_x: Vec<f64> = points.iter().map(|p| p.1 .0).collect();
+    let point_order = sorted_by(&point_x);
+    let rects: Vec<usize> = (0..scene.shapes.len())
+        .filter(|&i| scene.shapes[i].kind == ShapeKind::Rect)
+        .collect();
+    let rect_x: Vec<f64> = rects.iter().map(|&i| scene.shapes[i].bbox.x0).collect();
+    let rect_order = sorted_by(&rect_x);
+    let mut budget = Budget(WORK_BUDGET);
     scene
         .shapes
         .iter()
@@ -126,6 +170,7 @@ pub fn roles(scene: &Scene, tol: f64) -> Vec<Role> {
             ShapeKind::Line => Role::Rule,
             ShapeKind::Path => Role::Vertices,
             ShapeKind::Circle | ShapeKind::Ellipse | ShapeKind::Use => Role::PointMark,
+            ShapeKind::Rect if !s.filled => Role::Frame,
             ShapeKind::Rect => {
                 // Strictly inside: a tick on a bar's edge does not make the bar a frame.
                 let inner = BBox {
@@ -134,11 +179,21 @@ pub fn roles(scene: &Scene, tol: f64) -> Vec<Role> {
                     x1: s.bbox.x1 - tol,
                     y1: s.bbox.y1 - tol,
                 };
-                let encloses = points.iter().any(|(k, p)| *k != i && inner.contains_point(*p, 0.0))
-                    || scene.shapes.iter().enumerate().any(|(k, o)| {
-                        k != i && o.kind == ShapeKind::Rect && s.bbox.contains(&o.bbox, tol) && o.bbox != s.bbox
-                    });
-                if !s.filled || encloses {
+                let encloses_point = in_range(&point_order, &point_x, inner.x0, inner.x1)
+                    .iter()
+                    .take_while(|_| budget.spend())
+                    .any(|&k| points[k].0 != i && inner.contains_point(points[k].1, 0.0));
+                let encloses_rect = encloses_point
+                    || in_range(&rect_order, &rect_x, s.bbox.x0 - tol, s.bbox.x1 + tol)
+                        .iter()
+                        .take_while(|_| budget.spend())
+                        .map(|&k| rects[k])
+                        .any(|k| {
+                            k != i
+                                && s.bbox.contains(&scene.shapes[k].bbox, tol)
+                                && scene.shapes[k].bbox != s.bbox
+                        });
+                if encloses_rect {
                     Role::Frame
                 } else {
                     Role::PointMark
@@ -201,52 +256,123 @@ impl Candidate {
 /// Detect the panels of a scene.
 pub fn detect(scene: &Scene, roles: &[Role], tol: f64) -> Detection {
     let n_texts = scene.texts.len();
+    let view = View {
+        scene,
+        roles,
+        years: scene.texts.iter().map(|t| year_of(&t.content)).collect(),
+        title_like: scene
+            .texts
+            .iter()
+            .map(|t| is_title_like(&t.content))
+            .collect(),
+        tol,
+    };
     let mut candidates: Vec<Candidate> = Vec::new();
-    for &(g, line) in &scene.groups {
-        let texts: Vec<usize> = (0..n_texts).filter(|&t| scene.texts[t].groups.contains(&g)).collect();
-        let shapes: Vec<usize> = (0..scene.shapes.len())
-            .filter(|&s| scene.shapes[s].groups.contains(&g))
-            .collect();
-        candidates.push(candidate(scene, roles, texts, shapes, None, line, tol));
+    // Groups: every item joins each of its enclosing containers.
+    let slot: std::collections::HashMap<usize, usize> = scene
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(k, &(g, _))| (g, k))
+        .collect();
+    let mut members: Vec<(Vec<usize>, Vec<usize>)> =
+        vec![(Vec::new(), Vec::new()); scene.groups.len()];
+    for (t, text) in scene.texts.iter().enumerate() {
+        text.groups
+            .iter()
+            .filter_map(|g| slot.get(g))
+            .for_each(|&k| members[k].0.push(t));
     }
-    for (f, shape) in scene
+    for (s, shape) in scene.shapes.iter().enumerate() {
+        shape
+            .groups
+            .iter()
+            .filter_map(|g| slot.get(g))
+            .for_each(|&k| members[k].1.push(s));
+    }
+    for (&(_, line), (texts, shapes)) in scene.groups.iter().zip(members) {
+        candidates.push(candidate(&view, texts, shapes, None, line));
+    }
+    // Frames: every item whose box lies inside.
+    let text_x: Vec<f64> = scene.texts.iter().map(|t| t.bbox.x0).collect();
+    let text_order = sorted_by(&text_x);
+    let shape_x: Vec<f64> = scene.shapes.iter().map(|s| s.bbox.x0).collect();
+    let shape_order = sorted_by(&shape_x);
+    let mut budget = Budget(WORK_BUDGET);
+    let mut truncated = false;
+    for (f, frame) in scene
         .shapes
         .iter()
         .enumerate()
         .filter(|(f, _)| roles[*f] == Role::Frame)
     {
-        let texts: Vec<usize> = (0..n_texts)
-            .filter(|&t| shape.bbox.contains(&scene.texts[t].bbox, tol))
-            .collect();
-        let shapes: Vec<usize> = (0..scene.shapes.len())
-            .filter(|&s| s == f || shape.bbox.contains(&scene.shapes[s].bbox, tol))
-            .collect();
-        candidates.push(candidate(scene, roles, texts, shapes, Some(f), shape.line, tol));
+        let b = frame.bbox;
+        let mut texts: Vec<usize> = Vec::new();
+        for &t in in_range(&text_order, &text_x, b.x0 - tol, b.x1 + tol) {
+            truncated |= !budget.spend();
+            if b.contains(&scene.texts[t].bbox, tol) {
+                texts.push(t);
+            }
+        }
+        let mut shapes: Vec<usize> = Vec::new();
+        for &s in in_range(&shape_order, &shape_x, b.x0 - tol, b.x1 + tol) {
+            truncated |= !budget.spend();
+            if s == f || b.contains(&scene.shapes[s].bbox, tol) {
+                shapes.push(s);
+            }
+        }
+        // Classifying the candidate costs about a sort of its members.
+        truncated |= !budget.spend_n(16 * (texts.len() + shapes.len()));
+        if truncated {
+            break;
+        }
+        texts.sort_unstable();
+        shapes.sort_unstable();
+        candidates.push(candidate(&view, texts, shapes, Some(f), frame.line));
     }
     // The same content found as a group and as a frame is one candidate; keep the frame.
+    candidates.retain(|c| c.years.is_some() && (c.title.is_some() || c.series));
     candidates.sort_by_key(|c| c.frame.is_none());
     let mut unique: Vec<Candidate> = Vec::new();
+    let mut seen: std::collections::HashMap<u64, Vec<usize>> = std::collections::HashMap::new();
     for c in candidates {
-        if !unique.iter().any(|u| u.members == c.members) {
+        let key = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            (&c.texts, &c.shapes).hash(&mut h);
+            h.finish()
+        };
+        let same = seen.entry(key).or_default();
+        if !same
+            .iter()
+            .any(|&u| unique[u].texts == c.texts && unique[u].shapes == c.shapes)
+        {
+            same.push(unique.len());
             unique.push(c);
         }
+        if unique.len() > MAX_QUALIFYING {
+            truncated = true;
+            break;
+        }
+    }
+    for c in &mut unique {
+        let mut bits = Bits::new(n_texts + scene.shapes.len());
+        c.texts.iter().for_each(|&t| bits.set(t));
+        c.shapes.iter().for_each(|&s| bits.set(n_texts + s));
+        c.members = bits;
     }
     // The pool: qualifying candidates and near misses (year labels with a title or a series).
-    let mut pool: Vec<Candidate> = unique
-        .into_iter()
-        .filter(|c| c.years.is_some() && (c.title.is_some() || c.series))
-        .collect();
-    let truncated = pool.len() > MAX_QUALIFYING;
-    pool.truncate(MAX_QUALIFYING);
+    let pool = unique;
     let is_container = |a: &Candidate| {
         let inside: Vec<&Candidate> = pool
             .iter()
             .filter(|b| b.members != a.members && b.members.subset_of(&a.members))
             .collect();
-        inside
-            .iter()
-            .enumerate()
-            .any(|(i, b)| inside[i + 1..].iter().any(|c| b.members.disjoint(&c.members)))
+        inside.iter().enumerate().any(|(i, b)| {
+            inside[i + 1..]
+                .iter()
+                .any(|c| b.members.disjoint(&c.members))
+        })
     };
     let leaves: Vec<&Candidate> = pool.iter().filter(|c| !is_container(c)).collect();
     let outermost: Vec<&Candidate> = leaves
@@ -280,38 +406,44 @@ pub fn detect(scene: &Scene, roles: &[Role], tol: f64) -> Detection {
     }
 }
 
+/// The scene with each text classified once (year label, title-like).
+struct View<'a> {
+    scene: &'a Scene,
+    roles: &'a [Role],
+    years: Vec<Option<i32>>,
+    title_like: Vec<bool>,
+    tol: f64,
+}
+
 fn candidate(
-    scene: &Scene,
-    roles: &[Role],
+    v: &View,
     texts: Vec<usize>,
     shapes: Vec<usize>,
     frame: Option<usize>,
     line: usize,
-    tol: f64,
 ) -> Candidate {
-    let n_texts = scene.texts.len();
-    let mut members = Bits::new(n_texts + scene.shapes.len());
-    texts.iter().for_each(|&t| members.set(t));
-    shapes.iter().for_each(|&s| members.set(n_texts + s));
-    let years = year_labels(&scene.texts, &texts, tol);
+    let (scene, roles) = (v.scene, v.roles);
+    let years = year_labels(v, &texts);
     let title = texts
         .iter()
         .copied()
-        .filter(|&t| is_title_like(&scene.texts[t].content))
-        .filter(|t| years.as_ref().is_none_or(|(_, y)| !y.contains(t)))
+        .filter(|&t| v.title_like[t])
         .max_by(|&a, &b| {
             let (ta, tb) = (&scene.texts[a], &scene.texts[b]);
             ta.font_px
                 .total_cmp(&tb.font_px)
                 .then(tb.bbox.y0.total_cmp(&ta.bbox.y0))
         });
-    let point_marks = shapes.iter().filter(|&&s| roles[s] == Role::PointMark).count();
+    let point_marks = shapes
+        .iter()
+        .filter(|&&s| roles[s] == Role::PointMark)
+        .count();
     let series = point_marks >= 2
         || shapes
             .iter()
             .any(|&s| roles[s] == Role::Vertices && scene.shapes[s].points.len() >= 2);
     Candidate {
-        members,
+        members: Bits::new(0),
         texts,
         shapes,
         frame,
@@ -324,11 +456,12 @@ fn candidate(
 
 /// The largest aligned set of year labels (a row sharing a baseline, or a column sharing an
 /// anchor x) among `texts`, when it names at least two distinct years.
-fn year_labels(all: &[Text], texts: &[usize], tol: f64) -> Option<(Axis, Vec<usize>)> {
+fn year_labels(v: &View, texts: &[usize]) -> Option<(Axis, Vec<usize>)> {
+    let (all, tol) = (&v.scene.texts, v.tol);
     let years: Vec<usize> = texts
         .iter()
         .copied()
-        .filter(|&t| year_of(&all[t].content).is_some())
+        .filter(|&t| v.years[t].is_some())
         .collect();
     if years.len() < 2 {
         return None;
@@ -346,10 +479,11 @@ fn year_labels(all: &[Text], texts: &[usize], tol: f64) -> Option<(Axis, Vec<usi
         for i in 1..=sorted.len() {
             if i == sorted.len() || key(sorted[i]) - key(sorted[i - 1]) > 2.0 * tol {
                 let run = sorted[start..i].to_vec();
-                let mut distinct: Vec<i32> = run.iter().filter_map(|&t| year_of(&all[t].content)).collect();
+                let mut distinct: Vec<i32> = run.iter().filter_map(|&t| v.years[t]).collect();
                 distinct.sort_unstable();
                 distinct.dedup();
-                if distinct.len() >= 2 && best.as_ref().is_none_or(|(n, _, _)| distinct.len() > *n) {
+                if distinct.len() >= 2 && best.as_ref().is_none_or(|(n, _, _)| distinct.len() > *n)
+                {
                     best = Some((distinct.len(), axis, run));
                 }
                 start = i;
@@ -357,7 +491,10 @@ fn year_labels(all: &[Text], texts: &[usize], tol: f64) -> Option<(Axis, Vec<usi
         }
     }
     best.map(|(_, axis, mut run)| {
-        run.sort_by(|&a, &b| axis.category(all[a].anchor).total_cmp(&axis.category(all[b].anchor)));
+        run.sort_by(|&a, &b| {
+            axis.category(all[a].anchor)
+                .total_cmp(&axis.category(all[b].anchor))
+        });
         (axis, run)
     })
 }

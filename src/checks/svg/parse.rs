@@ -42,7 +42,10 @@ pub struct Element {
 impl Element {
     /// An attribute by local name (`href` finds `xlink:href` too).
     pub fn attr(&self, local: &str) -> Option<&str> {
-        self.attrs.iter().find(|a| a.local == local).map(|a| a.value.as_str())
+        self.attrs
+            .iter()
+            .find(|a| a.local == local)
+            .map(|a| a.value.as_str())
     }
 
     /// The element's direct character data, concatenated.
@@ -157,9 +160,13 @@ pub fn parse(text: &str) -> Result<Document, ParseError> {
             Event::DocType(d) => {
                 let raw = String::from_utf8_lossy(d.as_ref()).into_owned();
                 let internal_subset = raw.contains('[');
-                let declares_entity = raw.contains("<!ENTITY") || raw.to_ascii_uppercase().contains("ENTITY");
+                let declares_entity =
+                    raw.contains("<!ENTITY") || raw.to_ascii_uppercase().contains("ENTITY");
                 if internal_subset || declares_entity {
-                    return Err(ParseError::UnsafeDoctype { line, declares_entity });
+                    return Err(ParseError::UnsafeDoctype {
+                        line,
+                        declares_entity,
+                    });
                 }
                 doc.doctype = Some(Doctype {
                     line,
@@ -217,7 +224,9 @@ pub fn parse(text: &str) -> Result<Document, ParseError> {
             }
             Event::PI(p) => {
                 let raw = String::from_utf8_lossy(p.as_ref()).into_owned();
-                let (target, content) = raw.split_once(char::is_whitespace).unwrap_or((raw.as_str(), ""));
+                let (target, content) = raw
+                    .split_once(char::is_whitespace)
+                    .unwrap_or((raw.as_str(), ""));
                 doc.instructions.push(Instruction {
                     line,
                     target: target.to_string(),
@@ -242,7 +251,12 @@ pub fn parse(text: &str) -> Result<Document, ParseError> {
     }
 }
 
-fn push_element(doc: &mut Document, stack: &[usize], e: &BytesStart, line: usize) -> Result<usize, ParseError> {
+fn push_element(
+    doc: &mut Document,
+    stack: &[usize],
+    e: &BytesStart,
+    line: usize,
+) -> Result<usize, ParseError> {
     if doc.elements.len() >= MAX_ELEMENTS {
         return Err(ParseError::TooComplex {
             line,
@@ -324,9 +338,18 @@ mod tests {
 
     #[test]
     fn rejects_unclosed_mismatched_and_trailing_elements() {
-        assert!(matches!(parse("<svg><g></svg>"), Err(ParseError::Malformed { .. })));
-        assert!(matches!(parse("<svg><g>"), Err(ParseError::Malformed { .. })));
-        assert!(matches!(parse("<svg/><svg/>"), Err(ParseError::Malformed { .. })));
+        assert!(matches!(
+            parse("<svg><g></svg>"),
+            Err(ParseError::Malformed { .. })
+        ));
+        assert!(matches!(
+            parse("<svg><g>"),
+            Err(ParseError::Malformed { .. })
+        ));
+        assert!(matches!(
+            parse("<svg/><svg/>"),
+            Err(ParseError::Malformed { .. })
+        ));
         assert!(matches!(parse(""), Err(ParseError::Malformed { .. })));
         assert!(matches!(
             parse("<svg a=\"1\" a=\"2\"/>"),

@@ -53,7 +53,9 @@ pub fn hazards(doc: &Document) -> Vec<Hazard> {
                     out.push(Hazard {
                         id: "svg.external_style",
                         line,
-                        message: format!("a <style> rule loads `url({url})` from outside the chart"),
+                        message: format!(
+                            "a <style> rule loads `url({url})` from outside the chart"
+                        ),
                     });
                 }
             }
@@ -100,7 +102,9 @@ pub fn hazards(doc: &Document) -> Vec<Hazard> {
 /// `#fragment` or a `data:image/…` URI.
 fn is_local_reference(value: &str) -> bool {
     let v = value.trim();
-    v.starts_with('#') || v.get(..11).is_some_and(|p| p.eq_ignore_ascii_case("data:image/"))
+    v.starts_with('#')
+        || v.get(..11)
+            .is_some_and(|p| p.eq_ignore_ascii_case("data:image/"))
 }
 
 /// The targets of `url(…)` in CSS or an attribute that are not local references.
@@ -138,7 +142,10 @@ mod tests {
     use crate::checks::svg::parse::parse;
 
     fn ids(svg: &str) -> Vec<&'static str> {
-        hazards(&parse(svg).unwrap()).into_iter().map(|h| h.id).collect()
+        hazards(&parse(svg).unwrap())
+            .into_iter()
+            .map(|h| h.id)
+            .collect()
     }
 
     #[test]
@@ -161,8 +168,14 @@ mod tests {
             ids("<svg><image href=\"https://e.com/a.png\"/></svg>"),
             ["svg.external_href"]
         );
-        assert_eq!(ids("<svg><a href=\"javascript:x()\"/></svg>"), ["svg.external_href"]);
-        assert_eq!(ids("<svg><a href=\"data:text/html,x\"/></svg>"), ["svg.external_href"]);
+        assert_eq!(
+            ids("<svg><a href=\"javascript:x()\"/></svg>"),
+            ["svg.external_href"]
+        );
+        assert_eq!(
+            ids("<svg><a href=\"data:text/html,x\"/></svg>"),
+            ["svg.external_href"]
+        );
     }
 
     #[test]
@@ -176,6 +189,9 @@ mod tests {
             ["svg.external_style"]
         );
         assert!(ids("<svg><g clip-path=\"url(#p1)\" style=\"fill: url('#g')\"/></svg>").is_empty());
-        assert_eq!(ids("<?xml-stylesheet href=\"a.css\"?><svg/>"), ["svg.external_style"]);
+        assert_eq!(
+            ids("<?xml-stylesheet href=\"a.css\"?><svg/>"),
+            ["svg.external_style"]
+        );
     }
 }

@@ -2,7 +2,9 @@
 //! and extent, and every shape, all in rendered px after transforms and the viewBox (contract §4).
 //! Definitions and other non-rendered content are skipped. Nothing here judges.
 
-use super::geometry::{coordinate, numbers, parse_length, parse_path, parse_transform, BBox, Length, Transform};
+use super::geometry::{
+    coordinate, numbers, parse_length, parse_path, parse_transform, BBox, Length, Transform,
+};
 use super::parse::{Child, Document, Element};
 use super::style::{font_size, winning, StyleSheet};
 
@@ -52,9 +54,14 @@ impl Canvas {
 /// Why the canvas has no usable size.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SizeProblem {
-    NotSvg { name: String },
+    NotSvg {
+        name: String,
+    },
     NoSize,
-    Invalid { attribute: &'static str, value: String },
+    Invalid {
+        attribute: &'static str,
+        value: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -160,7 +167,11 @@ pub fn canvas(root: &Element) -> Result<Canvas, SizeProblem> {
         (None, Some(h)) => (h * vw / vh, h),
         (None, None) => (vw, vh),
     };
-    let par = root.attr("preserveAspectRatio").unwrap_or("").trim().to_string();
+    let par = root
+        .attr("preserveAspectRatio")
+        .unwrap_or("")
+        .trim()
+        .to_string();
     let (sx, sy) = if par.starts_with("none") {
         (width / vw, height / vh)
     } else {
@@ -330,7 +341,13 @@ impl Builder<'_> {
     }
 
     /// Collect character data of `i` and its unpositioned tspans; positioned ones are returned.
-    fn gather(&self, i: usize, content: &mut String, positioned: &mut Vec<(usize, State)>, s: &State) {
+    fn gather(
+        &self,
+        i: usize,
+        content: &mut String,
+        positioned: &mut Vec<(usize, State)>,
+        s: &State,
+    ) {
         for c in &self.doc.elements[i].children {
             match c {
                 Child::Text(t) => content.push_str(t),
@@ -342,7 +359,9 @@ impl Builder<'_> {
                     let Some(cs) = self.state(*k, s) else {
                         continue;
                     };
-                    if child.name == "tspan" && (child.attr("x").is_some() || child.attr("y").is_some()) {
+                    if child.name == "tspan"
+                        && (child.attr("x").is_some() || child.attr("y").is_some())
+                    {
                         positioned.push((*k, cs));
                     } else {
                         self.gather(*k, content, positioned, &cs);
@@ -356,7 +375,10 @@ impl Builder<'_> {
         let el = &self.doc.elements[i];
         let num = |a: &str| coordinate(el.attr(a));
         let filled = !matches!(s.fill.trim(), "none" | "transparent")
-            && s.fill_opacity.trim().parse::<f64>().map_or(true, |o| o > 0.0);
+            && s.fill_opacity
+                .trim()
+                .parse::<f64>()
+                .map_or(true, |o| o > 0.0);
         let (kind, points, bbox) = match el.name.as_str() {
             "rect" => {
                 let (x, y, w, h) = (num("x"), num("y"), num("width"), num("height"));
@@ -389,7 +411,10 @@ impl Builder<'_> {
                 (kind, vec![s.ctm.apply((cx, cy))], b)
             }
             "line" => {
-                let pts = vec![s.ctm.apply((num("x1"), num("y1"))), s.ctm.apply((num("x2"), num("y2")))];
+                let pts = vec![
+                    s.ctm.apply((num("x1"), num("y1"))),
+                    s.ctm.apply((num("x2"), num("y2"))),
+                ];
                 (ShapeKind::Line, pts.clone(), BBox::around(pts))
             }
             "use" => {
@@ -406,7 +431,11 @@ impl Builder<'_> {
                     parse_path(el.attr("d").unwrap_or(""), budget).subpaths
                 } else {
                     let nums = numbers(el.attr("points").unwrap_or("")).unwrap_or_default();
-                    let pts: Vec<(f64, f64)> = nums.chunks_exact(2).take(budget).map(|p| (p[0], p[1])).collect();
+                    let pts: Vec<(f64, f64)> = nums
+                        .chunks_exact(2)
+                        .take(budget)
+                        .map(|p| (p[0], p[1]))
+                        .collect();
                     vec![(pts, el.name == "polygon")]
                 };
                 let pts: Vec<(f64, f64)> = subpaths
@@ -419,7 +448,11 @@ impl Builder<'_> {
                 self.vertices += pts.len();
                 let bbox = BBox::around(pts.iter().copied());
                 match subpaths.as_slice() {
-                    [(v, closed)] if (*closed || el.name == "polygon") && is_rectangle(&pts) && v.len() >= 4 => {
+                    [(v, closed)]
+                        if (*closed || el.name == "polygon")
+                            && is_rectangle(&pts)
+                            && v.len() >= 4 =>
+                    {
                         (ShapeKind::Rect, vec![bbox.center()], bbox)
                     }
                     _ => (ShapeKind::Path, pts, bbox),
@@ -490,8 +523,9 @@ mod tests {
         );
         assert_eq!((c.width, c.height), (1920.0, 1440.0));
         assert_eq!(s.texts[0].font_px, 12.0);
-        let (_, s) =
-            scene(r#"<svg width="480" height="400" viewBox="0 0 960 720"><text font-size="12">a</text></svg>"#);
+        let (_, s) = scene(
+            r#"<svg width="480" height="400" viewBox="0 0 960 720"><text font-size="12">a</text></svg>"#,
+        );
         assert_eq!(s.texts[0].font_px, 6.0);
     }
 
@@ -507,7 +541,10 @@ mod tests {
         let doc = parse("<svg width=\"10\"/>").unwrap();
         assert_eq!(canvas(doc.root()), Err(SizeProblem::NoSize));
         let doc = parse("<html/>").unwrap();
-        assert!(matches!(canvas(doc.root()), Err(SizeProblem::NotSvg { .. })));
+        assert!(matches!(
+            canvas(doc.root()),
+            Err(SizeProblem::NotSvg { .. })
+        ));
     }
 
     #[test]

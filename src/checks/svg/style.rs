@@ -63,11 +63,17 @@ impl Compound {
         if self.element.as_deref().is_some_and(|n| n != el.name) {
             return false;
         }
-        if self.id.as_deref().is_some_and(|id| el.attr("id") != Some(id)) {
+        if self
+            .id
+            .as_deref()
+            .is_some_and(|id| el.attr("id") != Some(id))
+        {
             return false;
         }
         let classes = el.attr("class").unwrap_or("");
-        self.classes.iter().all(|c| classes.split_whitespace().any(|k| k == c))
+        self.classes
+            .iter()
+            .all(|c| classes.split_whitespace().any(|k| k == c))
     }
 }
 
@@ -123,7 +129,11 @@ impl StyleSheet {
             .iter()
             .filter_map(|p| el.attr(p).map(|v| (p.to_string(), v.to_string())))
             .collect();
-        let mut matching: Vec<&Rule> = self.rules.iter().filter(|r| r.selector.matches(el)).collect();
+        let mut matching: Vec<&Rule> = self
+            .rules
+            .iter()
+            .filter(|r| r.selector.matches(el))
+            .collect();
         matching.sort_by_key(|r| (r.specificity, r.order));
         for r in matching {
             out.extend(r.declarations.iter().cloned());
@@ -191,8 +201,10 @@ pub fn font_shorthand_size(value: &str) -> Option<String> {
             return Some(size.to_string());
         }
         let has_unit = size.ends_with(|c: char| c.is_ascii_alphabetic() || c == '%');
-        (has_unit && size.starts_with(|c: char| c.is_ascii_digit() || c == '.') && parse_length(size).is_some())
-            .then(|| size.to_string())
+        (has_unit
+            && size.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+            && parse_length(size).is_some())
+        .then(|| size.to_string())
     })
 }
 
@@ -274,10 +286,10 @@ mod tests {
     fn style_attribute_beats_font_beats_rule_beats_attribute() {
         let svg = r#"<svg><style>text { font-size: 10px }</style><text font-size="20" font="bold 30px serif" style="font-size: 40px">a</text></svg>"#;
         assert_eq!(size_of(svg, 2).as_deref(), Some("40px"));
-        let svg =
-            r#"<svg><style>text { font-size: 10px }</style><text font-size="20" font="bold 30px serif">a</text></svg>"#;
+        let svg = r#"<svg><style>text { font-size: 10px }</style><text font-size="20" font="bold 30px serif">a</text></svg>"#;
         assert_eq!(size_of(svg, 2).as_deref(), Some("30px"));
-        let svg = r#"<svg><style>text { font-size: 10px }</style><text font-size="20">a</text></svg>"#;
+        let svg =
+            r#"<svg><style>text { font-size: 10px }</style><text font-size="20">a</text></svg>"#;
         assert_eq!(size_of(svg, 2).as_deref(), Some("10px"));
     }
 
@@ -301,8 +313,14 @@ mod tests {
             font_shorthand_size("400 12px/1.2 'DejaVu Sans'").as_deref(),
             Some("12px")
         );
-        assert_eq!(font_shorthand_size("bold 9pt Arial").as_deref(), Some("9pt"));
-        assert_eq!(font_shorthand_size("italic small serif").as_deref(), Some("small"));
+        assert_eq!(
+            font_shorthand_size("bold 9pt Arial").as_deref(),
+            Some("9pt")
+        );
+        assert_eq!(
+            font_shorthand_size("italic small serif").as_deref(),
+            Some("small")
+        );
         assert_eq!(font_shorthand_size("Arial"), None);
     }
 
