@@ -102,8 +102,11 @@ fn a_view_box_scales_fonts_in_both_directions() {
     assert_clean(&fixture("viewbox_downscaled.svg"));
 }
 
+/// A panel's series as read back: kind, marks matched to years, whether zero was found.
+type ReadBack = (SeriesKind, usize, bool);
+
 /// The panels found in a chart: (title, series kind read back, whether a zero baseline was found).
-fn panels_of(svg: &str) -> Vec<(String, Option<(SeriesKind, usize, bool)>)> {
+fn panels_of(svg: &str) -> Vec<(String, Option<ReadBack>)> {
     let doc = parse::parse(svg).unwrap();
     let canvas = scene::canvas(doc.root()).unwrap();
     let scene = scene::build(&doc, &canvas, 16.0, 0.6);
@@ -239,7 +242,8 @@ fn fidelity_matches_the_longest_metric_name_in_a_title() {
 fn a_huge_hostile_chart_is_judged_in_bounded_time() {
     // Thousands of overlapping frames, each holding everything: the geometric searches hit the
     // work budget instead of running quadratically.
-    let mut svg = String::from(r#"<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000">"#);
+    let mut svg =
+        String::from(r#"<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000">"#);
     for i in 0..4000 {
         svg.push_str(&format!(
             r#"<g><rect x="0" y="0" width="1000" height="1000" fill="none"/><text x="{x}" y="900">2021</text><text x="{x2}" y="900">2022</text><text x="10" y="20">Title</text><polyline points="1,1 2,2"/></g>"#,
@@ -250,6 +254,10 @@ fn a_huge_hostile_chart_is_judged_in_bounded_time() {
     svg.push_str("</svg>");
     let start = std::time::Instant::now();
     let report = chart_report(&svg);
-    assert!(has(&report, "svg.panel_count", Status::Fail), "{}", dump(&report));
+    assert!(
+        has(&report, "svg.panel_count", Status::Fail),
+        "{}",
+        dump(&report)
+    );
     assert!(start.elapsed().as_secs() < 60, "took {:?}", start.elapsed());
 }
