@@ -330,6 +330,9 @@ pub fn detect(scene: &Scene, roles: &[Role], tol: f64) -> Detection {
         shapes.sort_unstable();
         candidates.push(candidate(&view, texts, shapes, Some(f), frame.line));
     }
+    if !truncated {
+        extend_frames(&view, &mut candidates, &mut budget);
+    }
     // The same content found as a group and as a frame is one candidate; keep the frame.
     candidates.retain(|c| c.years.is_some() && (c.title.is_some() || c.series));
     candidates.sort_by_key(|c| c.frame.is_none());
@@ -403,6 +406,73 @@ pub fn detect(scene: &Scene, roles: &[Role], tol: f64) -> Detection {
         panels,
         near,
         truncated,
+    }
+}
+
+/// Flat charts often frame only the plot area, with the title above it and the year labels
+/// below. Each text outside the frames of its own enclosing area (its *home*: the smallest frame
+/// holding it, or the canvas) is attached to the nearest frame inside that home level with its
+/// centre, across or along; each frame with attached texts becomes one more candidate: the
+/// frame's content plus those texts, its area their bounding box. A text centred between frames
+/// (a figure title) is attached to none.
+fn extend_frames(v: &View, candidates: &mut Vec<Candidate>, budget: &mut Budget) {
+    let tol = v.tol;
+    let frames: Vec<(usize, BBox)> = candidates
+        .iter()
+        .filter_map(|c| c.frame.map(|f| (f, v.scene.shapes[f].bbox)))
+        .collect();
+    let area = |b: &BBox| b.width() * b.height();
+    let mut attached: Vec<Vec<usize>> = vec![Vec::new(); frames.len()];
+    for (t, text) in v.scene.texts.iter().enumerate() {
+        if !budget.spend_n(2 * frames.len()) {
+            return;
+        }
+        let tb = text.bbox;
+        let home = frames
+            .iter()
+            .filter(|(_, b)| b.contains(&tb, tol))
+            .min_by(|a, b| area(&a.1).total_cmp(&area(&b.1)))
+            .map(|h| h.1);
+        let nearest = frames
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, b))| {
+                !b.contains(&tb, tol) && home.is_none_or(|h| h.contains(b, tol) && h != *b)
+            })
+            .filter(|(_, (_, b))| {
+                // Level with the frame: centred on its extent, overhanging it by at most an em
+                // (an axis label at the frame's edge); a wide figure title is not.
+                let (cx, cy) = tb.center();
+                let em = text.font_px;
+                let within_x = cx >= b.x0 - tol
+                    && cx <= b.x1 + tol
+                    && tb.x0 >= b.x0 - em
+                    && tb.x1 <= b.x1 + em;
+                let within_y = cy >= b.y0 - tol
+                    && cy <= b.y1 + tol
+                    && tb.y0 >= b.y0 - em
+                    && tb.y1 <= b.y1 + em;
+                within_x || within_y
+            })
+            .map(|(k, (_, b))| {
+                let dx = (b.x0 - tb.x1).max(tb.x0 - b.x1).max(0.0);
+                let dy = (b.y0 - tb.y1).max(tb.y0 - b.y1).max(0.0);
+                (k, dx.max(dy))
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((k, _)) = nearest {
+            attached[k].push(t);
+        }
+    }
+    for ((f, _), extra) in frames.iter().zip(attached).filter(|(_, e)| !e.is_empty()) {
+        let Some(base) = candidates.iter().find(|c| c.frame == Some(*f)) else {
+            continue;
+        };
+        let mut texts: Vec<usize> = base.texts.iter().copied().chain(extra).collect();
+        texts.sort_unstable();
+        texts.dedup();
+        let (shapes, line) = (base.shapes.clone(), base.line);
+        candidates.push(candidate(v, texts, shapes, None, line));
     }
 }
 
