@@ -7,3 +7,4 @@ mod core;
 mod defects;
 mod script;
 mod support;
+mod svg;
