@@ -175,11 +175,19 @@ fn audit(args: AuditArgs) -> Result<u8> {
     use vouch::audit::{cache, discover, output::ResultsWriter, runner::Auditor, summary::Summary};
     let spec = std::sync::Arc::new(load_spec(args.spec.as_ref())?);
     if let Some(j) = args.jobs {
-        rayon::ThreadPoolBuilder::new().num_threads(j.max(1)).build_global().ok();
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(j.max(1))
+            .build_global()
+            .ok();
     }
     let found = discover::discover(&args.paths, &spec).map_err(anyhow::Error::msg)?;
-    let cache_dir = if args.no_cache { None } else { Some(args.cache.clone().unwrap_or_else(cache::default_dir)) };
-    let auditor = Auditor::new(spec, args.source.as_deref(), cache_dir).map_err(anyhow::Error::msg)?;
+    let cache_dir = if args.no_cache {
+        None
+    } else {
+        Some(args.cache.clone().unwrap_or_else(cache::default_dir))
+    };
+    let auditor =
+        Auditor::new(spec, args.source.as_deref(), cache_dir).map_err(anyhow::Error::msg)?;
     let mut writer = match &args.out {
         Some(p) => Some(ResultsWriter::create(p).map_err(anyhow::Error::msg)?),
         None => None,
@@ -187,9 +195,11 @@ fn audit(args: AuditArgs) -> Result<u8> {
     let progress = if std::io::stderr().is_terminal() {
         let bar = indicatif::ProgressBar::new(found.len() as u64);
         bar.set_style(
-            indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} {msg}")
-                .expect("valid template")
-                .progress_chars("=> "),
+            indicatif::ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:40}] {pos}/{len} {msg}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
         );
         Some(bar)
     } else {
@@ -208,7 +218,10 @@ fn audit(args: AuditArgs) -> Result<u8> {
             if !r.path.contains('!') {
                 bar.inc(1);
             }
-            bar.set_message(format!("{} accept, {} reject", summary.accept, summary.reject));
+            bar.set_message(format!(
+                "{} accept, {} reject",
+                summary.accept, summary.reject
+            ));
         }
     });
     if let Some(bar) = progress {
@@ -226,5 +239,9 @@ fn audit(args: AuditArgs) -> Result<u8> {
         SummaryFormat::Markdown => summary.render_markdown(),
     };
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
-    Ok(if summary.reject == 0 && summary.error == 0 { 0 } else { 1 })
+    Ok(if summary.reject == 0 && summary.error == 0 {
+        0
+    } else {
+        1
+    })
 }

@@ -83,7 +83,10 @@ impl Budget {
             .map_err(|e| format!("entry `{path}` is corrupt: {e}"))?;
         self.total += buf.len() as u64;
         if self.total > self.limits.max_total_bytes {
-            return Err(format!("expands to more than {} bytes", self.limits.max_total_bytes));
+            return Err(format!(
+                "expands to more than {} bytes",
+                self.limits.max_total_bytes
+            ));
         }
         if self.total > self.compressed.max(1) * self.limits.max_ratio && self.total > 1024 * 1024 {
             return Err(format!(
@@ -99,14 +102,22 @@ impl Budget {
 }
 
 fn read_zip(bytes: &[u8], limits: ArchiveLimits) -> Result<Contents, String> {
-    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| format!("not a readable zip: {e}"))?;
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .map_err(|e| format!("not a readable zip: {e}"))?;
     if zip.len() > limits.max_entries {
         return Err(format!("more than {} entries", limits.max_entries));
     }
-    let mut budget = Budget { limits, compressed: bytes.len() as u64, total: 0, entries: 0 };
+    let mut budget = Budget {
+        limits,
+        compressed: bytes.len() as u64,
+        total: 0,
+        entries: 0,
+    };
     let mut out = Contents::default();
     for i in 0..zip.len() {
-        let entry = zip.by_index(i).map_err(|e| format!("entry {i} is corrupt: {e}"))?;
+        let entry = zip
+            .by_index(i)
+            .map_err(|e| format!("entry {i} is corrupt: {e}"))?;
         let raw = entry.name().to_string();
         if entry.is_dir() {
             continue;
@@ -116,12 +127,16 @@ fn read_zip(bytes: &[u8], limits: ArchiveLimits) -> Result<Contents, String> {
             continue;
         }
         let Some(path) = safe_entry_path(&raw) else {
-            out.skipped.push(format!("`{raw}` has an absolute path or `..`"));
+            out.skipped
+                .push(format!("`{raw}` has an absolute path or `..`"));
             continue;
         };
         match budget.take(entry, &path)? {
             Some(b) => out.files.push((path, b)),
-            None => out.skipped.push(format!("`{path}` is larger than {} bytes", limits.max_entry_bytes)),
+            None => out.skipped.push(format!(
+                "`{path}` is larger than {} bytes",
+                limits.max_entry_bytes
+            )),
         }
     }
     Ok(out)
@@ -130,9 +145,16 @@ fn read_zip(bytes: &[u8], limits: ArchiveLimits) -> Result<Contents, String> {
 fn read_tar_gz(bytes: &[u8], limits: ArchiveLimits) -> Result<Contents, String> {
     let gz = flate2::read::GzDecoder::new(bytes);
     let mut tar = tar::Archive::new(gz);
-    let mut budget = Budget { limits, compressed: bytes.len() as u64, total: 0, entries: 0 };
+    let mut budget = Budget {
+        limits,
+        compressed: bytes.len() as u64,
+        total: 0,
+        entries: 0,
+    };
     let mut out = Contents::default();
-    let entries = tar.entries().map_err(|e| format!("not a readable tar.gz: {e}"))?;
+    let entries = tar
+        .entries()
+        .map_err(|e| format!("not a readable tar.gz: {e}"))?;
     for entry in entries {
         let entry = entry.map_err(|e| format!("corrupt tar.gz: {e}"))?;
         let raw = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
@@ -148,12 +170,16 @@ fn read_tar_gz(bytes: &[u8], limits: ArchiveLimits) -> Result<Contents, String> 
         }
         let Some(path) = safe_entry_path(&raw) else {
             budget.entries += 1;
-            out.skipped.push(format!("`{raw}` has an absolute path or `..`"));
+            out.skipped
+                .push(format!("`{raw}` has an absolute path or `..`"));
             continue;
         };
         match budget.take(entry, &path)? {
             Some(b) => out.files.push((path, b)),
-            None => out.skipped.push(format!("`{path}` is larger than {} bytes", limits.max_entry_bytes)),
+            None => out.skipped.push(format!(
+                "`{path}` is larger than {} bytes",
+                limits.max_entry_bytes
+            )),
         }
     }
     Ok(out)
@@ -165,7 +191,10 @@ mod tests {
 
     #[test]
     fn refuses_absolute_and_parent_paths() {
-        assert_eq!(safe_entry_path("runs/a/bundle/x.csv").as_deref(), Some("runs/a/bundle/x.csv"));
+        assert_eq!(
+            safe_entry_path("runs/a/bundle/x.csv").as_deref(),
+            Some("runs/a/bundle/x.csv")
+        );
         assert_eq!(safe_entry_path("./a//b").as_deref(), Some("a/b"));
         assert_eq!(safe_entry_path("/etc/passwd"), None);
         assert_eq!(safe_entry_path("a/../../b"), None);

@@ -22,13 +22,21 @@ struct Entry {
 
 /// The default cache directory: the user's cache dir, else a temp dir.
 pub fn default_dir() -> PathBuf {
-    dirs::cache_dir().unwrap_or_else(std::env::temp_dir).join("vouch").join("verdicts")
+    dirs::cache_dir()
+        .unwrap_or_else(std::env::temp_dir)
+        .join("vouch")
+        .join("verdicts")
 }
 
 impl Cache {
     pub fn open(dir: PathBuf, spec: &Spec) -> Result<Cache, String> {
-        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create cache dir `{}`: {e}", dir.display()))?;
-        let prefix = format!("vouch {}\n{}\n", env!("CARGO_PKG_VERSION"), sha256_hex(spec.text.as_bytes()));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create cache dir `{}`: {e}", dir.display()))?;
+        let prefix = format!(
+            "vouch {}\n{}\n",
+            env!("CARGO_PKG_VERSION"),
+            sha256_hex(spec.text.as_bytes())
+        );
         Ok(Cache { dir, prefix })
     }
 
@@ -62,8 +70,13 @@ impl Cache {
 
     pub fn put(&self, key: &str, v: &(RunVerdict, Vec<CheckOutcome>)) {
         let path = self.path(key);
-        let entry = Entry { verdict: v.0, checks: v.1.clone() };
-        let Ok(bytes) = serde_json::to_vec(&entry) else { return };
+        let entry = Entry {
+            verdict: v.0,
+            checks: v.1.clone(),
+        };
+        let Ok(bytes) = serde_json::to_vec(&entry) else {
+            return;
+        };
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }

@@ -35,12 +35,16 @@ pub fn is_archive(name: &str) -> bool {
 pub fn discover(paths: &[PathBuf], spec: &Spec) -> Result<Vec<Found>, String> {
     let mut out = Vec::new();
     for p in paths {
-        let meta = std::fs::symlink_metadata(p).map_err(|e| format!("cannot read `{}`: {e}", p.display()))?;
+        let meta = std::fs::symlink_metadata(p)
+            .map_err(|e| format!("cannot read `{}`: {e}", p.display()))?;
         if meta.is_file() {
             if is_archive(&p.to_string_lossy()) {
                 out.push(Found::Archive(p.clone()));
             } else {
-                return Err(format!("`{}` is neither a directory nor a .zip/.tar.gz archive", p.display()));
+                return Err(format!(
+                    "`{}` is neither a directory nor a .zip/.tar.gz archive",
+                    p.display()
+                ));
             }
         } else if meta.is_dir() {
             walk(p, spec, 0, &mut out);
@@ -61,11 +65,18 @@ fn walk(dir: &Path, spec: &Spec, depth: usize, out: &mut Vec<Found>) {
         out.push(Found::Run(dir.to_path_buf()));
         return;
     }
-    if spec.artifacts.all().iter().any(|a| std::fs::symlink_metadata(dir.join(a)).is_ok()) {
+    if spec
+        .artifacts
+        .all()
+        .iter()
+        .any(|a| std::fs::symlink_metadata(dir.join(a)).is_ok())
+    {
         out.push(Found::Bundle(dir.to_path_buf()));
         return;
     }
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut children: Vec<(PathBuf, std::fs::FileType)> = entries
         .filter_map(|e| e.ok())
         .filter_map(|e| Some((e.path(), e.file_type().ok()?)))

@@ -15,20 +15,30 @@ pub enum ResultsWriter {
 impl ResultsWriter {
     pub fn create(path: &Path) -> Result<ResultsWriter, String> {
         let name = path.to_string_lossy().to_ascii_lowercase();
-        let file = || std::fs::File::create(path).map_err(|e| format!("cannot create `{}`: {e}", path.display()));
+        let file = || {
+            std::fs::File::create(path)
+                .map_err(|e| format!("cannot create `{}`: {e}", path.display()))
+        };
         if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
             Ok(ResultsWriter::Jsonl(BufWriter::new(file()?)))
         } else if name.ends_with(".csv") {
-            Ok(ResultsWriter::Csv(Box::new(csv::Writer::from_writer(file()?))))
+            Ok(ResultsWriter::Csv(Box::new(csv::Writer::from_writer(
+                file()?,
+            ))))
         } else if name.ends_with(".parquet") {
             #[cfg(feature = "parquet")]
             {
-                return Ok(ResultsWriter::Parquet(super::table::ParquetSink::create(path)?));
+                return Ok(ResultsWriter::Parquet(super::table::ParquetSink::create(
+                    path,
+                )?));
             }
             #[cfg(not(feature = "parquet"))]
             Err("this build of vouch has no parquet support (feature `parquet`); use .csv or .jsonl".into())
         } else {
-            Err(format!("`{}`: --out must end in .parquet, .csv or .jsonl", path.display()))
+            Err(format!(
+                "`{}`: --out must end in .parquet, .csv or .jsonl",
+                path.display()
+            ))
         }
     }
 
@@ -66,17 +76,26 @@ impl ResultsWriter {
 pub fn read_results(path: &Path) -> Result<Vec<RunResult>, String> {
     let name = path.to_string_lossy().to_ascii_lowercase();
     let rows: Vec<CheckRow> = if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
         text.lines()
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
-            .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1)))
+            .map(|(i, l)| {
+                serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))
+            })
             .collect::<Result<_, _>>()?
     } else if name.ends_with(".csv") {
-        let mut r = csv::Reader::from_path(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-        r.deserialize().collect::<Result<_, _>>().map_err(|e| format!("{}: {e}", path.display()))?
+        let mut r = csv::Reader::from_path(path)
+            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        r.deserialize()
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("{}: {e}", path.display()))?
     } else {
-        return Err(format!("`{}`: results files are .csv or .jsonl", path.display()));
+        return Err(format!(
+            "`{}`: results files are .csv or .jsonl",
+            path.display()
+        ));
     };
     Ok(super::results::group_rows(rows))
 }

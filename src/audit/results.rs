@@ -108,7 +108,8 @@ impl RunResult {
 /// Group results-table rows back into runs (by run id and path, in first-seen order).
 pub fn group_rows(rows: Vec<CheckRow>) -> Vec<RunResult> {
     let mut order: Vec<(String, String)> = Vec::new();
-    let mut by: std::collections::HashMap<(String, String), RunResult> = std::collections::HashMap::new();
+    let mut by: std::collections::HashMap<(String, String), RunResult> =
+        std::collections::HashMap::new();
     for row in rows {
         let key = (row.run_id.clone(), row.path.clone());
         let entry = by.entry(key.clone()).or_insert_with(|| {

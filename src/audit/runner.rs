@@ -56,13 +56,22 @@ struct Unit {
 }
 
 impl Auditor {
-    pub fn new(spec: Arc<Spec>, fallback_source: Option<&Path>, cache_dir: Option<PathBuf>) -> Result<Auditor, String> {
+    pub fn new(
+        spec: Arc<Spec>,
+        fallback_source: Option<&Path>,
+        cache_dir: Option<PathBuf>,
+    ) -> Result<Auditor, String> {
         let fallback_source = match fallback_source {
             Some(p) => {
-                let bytes = std::fs::read(p).map_err(|e| format!("cannot read source `{}`: {e}", p.display()))?;
-                let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let bytes = std::fs::read(p)
+                    .map_err(|e| format!("cannot read source `{}`: {e}", p.display()))?;
+                let name = p
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
                 // An unreadable --source is a usage error, not a per-run one.
-                Statements::read_bytes(&p.display().to_string(), &name, &bytes, &spec).map_err(|e| e.to_string())?;
+                Statements::read_bytes(&p.display().to_string(), &name, &bytes, &spec)
+                    .map_err(|e| e.to_string())?;
                 Some((name, bytes))
             }
             None => None,
@@ -72,7 +81,13 @@ impl Auditor {
             None => None,
         };
         let limits = ArchiveLimits::new(spec.limits.max_artifact_bytes);
-        Ok(Auditor { spec, fallback_source, limits, cache, sources: Mutex::new(HashMap::new()) })
+        Ok(Auditor {
+            spec,
+            fallback_source,
+            limits,
+            cache,
+            sources: Mutex::new(HashMap::new()),
+        })
     }
 
     /// Verify everything found, in parallel, calling `sink` with each result as it completes.
@@ -99,7 +114,11 @@ impl Auditor {
             Found::Bundle(dir) => vec![self.verify_unit(self.load_bundle_dir(dir))],
             Found::Archive(path) => match self.load_archive(path) {
                 Ok(units) => units.into_iter().map(|u| self.verify_unit(u)).collect(),
-                Err(e) => vec![error_result(path.display().to_string(), None, format!("archive: {e}"))],
+                Err(e) => vec![error_result(
+                    path.display().to_string(),
+                    None,
+                    format!("archive: {e}"),
+                )],
             },
         }
     }
@@ -111,7 +130,12 @@ impl Auditor {
     fn load_bundle_dir(&self, dir: &Path) -> Unit {
         let path = dir.display().to_string();
         let bundle = Bundle::load_dir(dir, &self.spec).unwrap_or_default();
-        Unit { path, meta: None, bundle, source: self.fallback("a bare bundle needs --source") }
+        Unit {
+            path,
+            meta: None,
+            bundle,
+            source: self.fallback("a bare bundle needs --source"),
+        }
     }
 
     fn load_run_dir(&self, dir: &Path) -> Unit {
@@ -125,28 +149,45 @@ impl Auditor {
                 let copy = dir.join("source").join(&src.file_name);
                 match read_limited(&copy, self.spec.limits.max_artifact_bytes) {
                     Ok(bytes) => check_sha(src, bytes),
-                    Err(_) => self.fallback(&format!("run has no source copy `source/{}` and no --source was given", src.file_name)),
+                    Err(_) => self.fallback(&format!(
+                        "run has no source copy `source/{}` and no --source was given",
+                        src.file_name
+                    )),
                 }
             }
             None => self.fallback("run.json names no source and no --source was given"),
         };
-        Unit { path, meta, bundle, source }
+        Unit {
+            path,
+            meta,
+            bundle,
+            source,
+        }
     }
 
     fn load_archive(&self, path: &Path) -> Result<Vec<Unit>, String> {
         let bytes = read_limited(path, self.limits.max_total_bytes)?;
         let contents = archive::read(&path.to_string_lossy(), &bytes, self.limits)?;
-        Ok(split_units(&path.display().to_string(), contents.files, &self.spec)
-            .into_iter()
-            .map(|(root, meta, files, source)| {
-                let bundle = Bundle::from_files(&root, files, &self.spec);
-                let source = match (source, meta.as_ref().and_then(|m| m.source.clone())) {
-                    (Some(bytes), Some(src)) => check_sha(&src, bytes),
-                    _ => self.fallback("archived bundle has no source copy and no --source was given"),
-                };
-                Unit { path: root, meta, bundle, source }
-            })
-            .collect())
+        Ok(
+            split_units(&path.display().to_string(), contents.files, &self.spec)
+                .into_iter()
+                .map(|(root, meta, files, source)| {
+                    let bundle = Bundle::from_files(&root, files, &self.spec);
+                    let source = match (source, meta.as_ref().and_then(|m| m.source.clone())) {
+                        (Some(bytes), Some(src)) => check_sha(&src, bytes),
+                        _ => self.fallback(
+                            "archived bundle has no source copy and no --source was given",
+                        ),
+                    };
+                    Unit {
+                        path: root,
+                        meta,
+                        bundle,
+                        source,
+                    }
+                })
+                .collect(),
+        )
     }
 
     fn prepare(&self, name: &str, bytes: &[u8]) -> Arc<Result<Prepared, String>> {
@@ -156,17 +197,27 @@ impl Auditor {
         }
         let prepared = Statements::read_bytes(name, name, bytes, &self.spec)
             .map(|stmts| {
-                let truth = stmts.valid_years().map(|y| Truth::compute(&self.spec, &stmts, &y));
+                let truth = stmts
+                    .valid_years()
+                    .map(|y| Truth::compute(&self.spec, &stmts, &y));
                 Prepared { stmts, truth }
             })
             .map_err(|e| e.to_string());
         let arc = Arc::new(prepared);
-        self.sources.lock().expect("source cache lock").insert(key, arc.clone());
+        self.sources
+            .lock()
+            .expect("source cache lock")
+            .insert(key, arc.clone());
         arc
     }
 
     fn verify_unit(&self, unit: Unit) -> RunResult {
-        let Unit { path, meta, bundle, source } = unit;
+        let Unit {
+            path,
+            meta,
+            bundle,
+            source,
+        } = unit;
         let (name, bytes) = match source {
             Ok(s) => s,
             Err(e) => return error_result(path, meta.as_ref(), e),
@@ -176,7 +227,10 @@ impl Auditor {
             Ok(p) => p,
             Err(e) => return error_result(path, meta.as_ref(), format!("source: {e}")),
         };
-        let key = self.cache.as_ref().map(|c| c.key(&prepared.stmts.sha256, &name, &bundle));
+        let key = self
+            .cache
+            .as_ref()
+            .map(|c| c.key(&prepared.stmts.sha256, &name, &bundle));
         let cached = match (&self.cache, &key) {
             (Some(c), Some(k)) => c.get(k),
             _ => None,
@@ -184,7 +238,12 @@ impl Auditor {
         let (verdict, checks) = match cached {
             Some(v) => v,
             None => {
-                let report = crate::verify::verify_with(&self.spec, &prepared.stmts, prepared.truth.as_ref(), &bundle);
+                let report = crate::verify::verify_with(
+                    &self.spec,
+                    &prepared.stmts,
+                    prepared.truth.as_ref(),
+                    &bundle,
+                );
                 let v = outcome(&report);
                 if let (Some(c), Some(k)) = (&self.cache, &key) {
                     c.put(k, &v);
@@ -231,9 +290,18 @@ pub fn outcome(report: &Report) -> (RunVerdict, Vec<CheckOutcome>) {
             let mut of_check = report.findings.iter().filter(|f| f.id == def.id);
             let findings = of_check.clone().count() as u32;
             let message = (status != Status::Pass)
-                .then(|| of_check.find(|f| f.status == status).map(|f| f.message.clone()))
+                .then(|| {
+                    of_check
+                        .find(|f| f.status == status)
+                        .map(|f| f.message.clone())
+                })
                 .flatten();
-            CheckOutcome { check: def.id.to_string(), status: status.as_str().to_string(), findings, message }
+            CheckOutcome {
+                check: def.id.to_string(),
+                status: status.as_str().to_string(),
+                findings,
+                message,
+            }
         })
         .collect();
     (verdict, checks)
@@ -267,22 +335,45 @@ fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("`{}`: {e}", path.display()))
 }
 
-type SplitUnit = (String, Option<RunMeta>, Vec<(String, Vec<u8>)>, Option<Vec<u8>>);
+type SplitUnit = (
+    String,
+    Option<RunMeta>,
+    Vec<(String, Vec<u8>)>,
+    Option<Vec<u8>>,
+);
 
 /// Group an archive's files into run units (`<root>/run.json` + `<root>/bundle/*`) and bare
 /// bundles (directories holding artifacts outside any run).
 fn split_units(archive: &str, files: Vec<(String, Vec<u8>)>, spec: &Spec) -> Vec<SplitUnit> {
-    let parent = |p: &str| p.rsplit_once('/').map_or(String::new(), |(d, _)| d.to_string());
-    let base = |p: &str| p.rsplit_once('/').map_or(p.to_string(), |(_, b)| b.to_string());
+    let parent = |p: &str| {
+        p.rsplit_once('/')
+            .map_or(String::new(), |(d, _)| d.to_string())
+    };
+    let base = |p: &str| {
+        p.rsplit_once('/')
+            .map_or(p.to_string(), |(_, b)| b.to_string())
+    };
     let run_roots: Vec<String> = files
         .iter()
         .filter(|(p, _)| base(p) == "run.json")
         .map(|(p, _)| parent(p))
         .collect();
-    let under = |root: &str, p: &str| if root.is_empty() { true } else { p.starts_with(&format!("{root}/")) };
+    let under = |root: &str, p: &str| {
+        if root.is_empty() {
+            true
+        } else {
+            p.starts_with(&format!("{root}/"))
+        }
+    };
     let mut units = Vec::new();
     for root in &run_roots {
-        let join = |rest: &str| if root.is_empty() { rest.to_string() } else { format!("{root}/{rest}") };
+        let join = |rest: &str| {
+            if root.is_empty() {
+                rest.to_string()
+            } else {
+                format!("{root}/{rest}")
+            }
+        };
         let meta = files
             .iter()
             .find(|(p, _)| *p == join("run.json"))
@@ -295,7 +386,10 @@ fn split_units(archive: &str, files: Vec<(String, Vec<u8>)>, spec: &Spec) -> Vec
             .collect();
         let source = meta.as_ref().and_then(|m| m.source.as_ref()).and_then(|s| {
             let want = join(&format!("source/{}", s.file_name));
-            files.iter().find(|(p, _)| *p == want).map(|(_, b)| b.clone())
+            files
+                .iter()
+                .find(|(p, _)| *p == want)
+                .map(|(_, b)| b.clone())
         });
         units.push((format!("{archive}!{root}"), meta, bundle_files, source));
     }
@@ -308,7 +402,10 @@ fn split_units(archive: &str, files: Vec<(String, Vec<u8>)>, spec: &Spec) -> Vec
         bare.entry(dir).or_default().push((base(p), b.clone()));
     }
     for (dir, fs) in bare {
-        if fs.iter().any(|(n, _)| spec.artifacts.all().contains(&n.as_str())) {
+        if fs
+            .iter()
+            .any(|(n, _)| spec.artifacts.all().contains(&n.as_str()))
+        {
             units.push((format!("{archive}!{dir}"), None, fs, None));
         }
     }

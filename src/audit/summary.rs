@@ -69,7 +69,8 @@ impl Summary {
             }
         }
         if failed > 0 {
-            self.worst.push((failed, r.run_id.clone(), r.path.clone(), first));
+            self.worst
+                .push((failed, r.run_id.clone(), r.path.clone(), first));
             if self.worst.len() > WORST * 4 {
                 self.trim();
             }
@@ -77,7 +78,8 @@ impl Summary {
     }
 
     fn trim(&mut self) {
-        self.worst.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        self.worst
+            .sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         self.worst.truncate(WORST);
     }
 
@@ -90,11 +92,20 @@ impl Summary {
             .map(|(id, (f, w))| CheckCount {
                 check: id.clone(),
                 failed_runs: *f,
-                fail_rate: if self.runs == 0 { 0.0 } else { *f as f64 / self.runs as f64 },
+                fail_rate: if self.runs == 0 {
+                    0.0
+                } else {
+                    *f as f64 / self.runs as f64
+                },
                 warned_runs: *w,
             })
             .collect();
-        v.sort_by(|a, b| b.failed_runs.cmp(&a.failed_runs).then(b.warned_runs.cmp(&a.warned_runs)).then(a.check.cmp(&b.check)));
+        v.sort_by(|a, b| {
+            b.failed_runs
+                .cmp(&a.failed_runs)
+                .then(b.warned_runs.cmp(&a.warned_runs))
+                .then(a.check.cmp(&b.check))
+        });
         v
     }
 
@@ -103,7 +114,12 @@ impl Summary {
         s.trim();
         s.worst
             .into_iter()
-            .map(|(n, id, path, first)| WorstRun { run_id: id, path, failed_checks: n, first_failure: first })
+            .map(|(n, id, path, first)| WorstRun {
+                run_id: id,
+                path,
+                failed_checks: n,
+                first_failure: first,
+            })
             .collect()
     }
 
@@ -125,7 +141,11 @@ impl Summary {
                     c.check,
                     c.failed_runs,
                     c.fail_rate * 100.0,
-                    if c.warned_runs > 0 { format!("  ({} warned)", c.warned_runs) } else { String::new() }
+                    if c.warned_runs > 0 {
+                        format!("  ({} warned)", c.warned_runs)
+                    } else {
+                        String::new()
+                    }
                 ));
             }
         }
@@ -133,7 +153,10 @@ impl Summary {
         if !worst.is_empty() {
             out.push_str("\nworst runs:\n");
             for w in &worst {
-                out.push_str(&format!("  {:>3} failing checks  {}  (first: {})\n", w.failed_checks, w.path, w.first_failure));
+                out.push_str(&format!(
+                    "  {:>3} failing checks  {}  (first: {})\n",
+                    w.failed_checks, w.path, w.first_failure
+                ));
             }
         }
         if !self.errors.is_empty() {
@@ -167,14 +190,23 @@ impl Summary {
         if !top.is_empty() {
             out.push_str("| check | failed runs | rate | warned |\n|---|---:|---:|---:|\n");
             for c in top.iter().take(20) {
-                out.push_str(&format!("| `{}` | {} | {:.2} % | {} |\n", c.check, c.failed_runs, c.fail_rate * 100.0, c.warned_runs));
+                out.push_str(&format!(
+                    "| `{}` | {} | {:.2} % | {} |\n",
+                    c.check,
+                    c.failed_runs,
+                    c.fail_rate * 100.0,
+                    c.warned_runs
+                ));
             }
         }
         let worst = self.worst_runs();
         if !worst.is_empty() {
             out.push_str("\n<details><summary>worst runs</summary>\n\n| run | failing checks | first failure |\n|---|---:|---|\n");
             for w in &worst {
-                out.push_str(&format!("| `{}` | {} | `{}` |\n", w.path, w.failed_checks, w.first_failure));
+                out.push_str(&format!(
+                    "| `{}` | {} | `{}` |\n",
+                    w.path, w.failed_checks, w.first_failure
+                ));
             }
             out.push_str("\n</details>\n");
         }
