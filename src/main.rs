@@ -51,7 +51,7 @@ struct VerifyArgs {
     /// A spec file to use instead of the embedded financial-analyst contract.
     #[arg(long)]
     spec: Option<PathBuf>,
-    /// Report format.
+    /// Report format (human, json, markdown, junit).
     #[arg(long, short, value_enum, default_value_t = Format::Human)]
     format: Format,
     /// Write the report to this file instead of standard output.
@@ -103,6 +103,10 @@ enum Format {
     Human,
     /// The versioned JSON report (schema `vouch.report` v1).
     Json,
+    /// A PR-comment-ready summary with collapsed details.
+    Markdown,
+    /// JUnit XML, one testcase per check.
+    Junit,
 }
 
 fn main() -> ExitCode {
@@ -158,6 +162,8 @@ fn verify(args: VerifyArgs) -> Result<u8> {
             },
         ),
         Format::Json => json::render(&report),
+        Format::Markdown => vouch::report::markdown::render(&report),
+        Format::Junit => vouch::report::junit::render(&report),
     };
     match &args.output {
         Some(path) => std::fs::write(path, text)

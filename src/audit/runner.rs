@@ -39,12 +39,15 @@ struct Prepared {
     truth: Option<Truth>,
 }
 
+/// A source prepared once and shared by every run that uses it (or why it could not be read).
+type SharedSource = Arc<Result<Prepared, String>>;
+
 pub struct Auditor {
     spec: Arc<Spec>,
     fallback_source: Option<(String, Vec<u8>)>,
     limits: ArchiveLimits,
     cache: Option<Cache>,
-    sources: Mutex<HashMap<(String, String), Arc<Result<Prepared, String>>>>,
+    sources: Mutex<HashMap<(String, String), SharedSource>>,
 }
 
 /// One verifiable unit: its bundle, run record and source.
@@ -190,7 +193,7 @@ impl Auditor {
         )
     }
 
-    fn prepare(&self, name: &str, bytes: &[u8]) -> Arc<Result<Prepared, String>> {
+    fn prepare(&self, name: &str, bytes: &[u8]) -> SharedSource {
         let key = (sha256_hex(bytes), name.to_string());
         if let Some(p) = self.sources.lock().expect("source cache lock").get(&key) {
             return p.clone();
