@@ -180,6 +180,10 @@ fn verify(args: VerifyArgs) -> Result<u8> {
 fn audit(args: AuditArgs) -> Result<u8> {
     use vouch::audit::{cache, discover, output::ResultsWriter, runner::Auditor, summary::Summary};
     let spec = std::sync::Arc::new(load_spec(args.spec.as_ref())?);
+    // polars only sees the collected rows; one thread keeps it from fighting rayon's workers.
+    if std::env::var_os("POLARS_MAX_THREADS").is_none() {
+        std::env::set_var("POLARS_MAX_THREADS", "1");
+    }
     if let Some(j) = args.jobs {
         rayon::ThreadPoolBuilder::new()
             .num_threads(j.max(1))

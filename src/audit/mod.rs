@@ -9,5 +9,6 @@ pub mod output;
 pub mod results;
 pub mod runner;
 pub mod summary;
+pub mod table;
 
 pub use results::{CheckOutcome, CheckRow, RunResult, RunVerdict};

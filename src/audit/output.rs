@@ -7,9 +7,8 @@ use std::path::Path;
 
 pub enum ResultsWriter {
     Jsonl(BufWriter<std::fs::File>),
-    Csv(Box<csv::Writer<std::fs::File>>),
-    #[cfg(feature = "parquet")]
-    Parquet(super::table::ParquetSink),
+    /// `.parquet` and `.csv` through polars' batched writers.
+    Table(super::table::TableSink),
 }
 
 impl ResultsWriter {
@@ -51,13 +50,7 @@ impl ResultsWriter {
                     w.write_all(b"\n").map_err(|e| e.to_string())?;
                 }
             }
-            ResultsWriter::Csv(w) => {
-                for row in rows {
-                    w.serialize(row).map_err(|e| e.to_string())?;
-                }
-            }
-            #[cfg(feature = "parquet")]
-            ResultsWriter::Parquet(p) => p.push(rows)?,
+            ResultsWriter::Table(t) => t.push(rows)?,
         }
         Ok(())
     }
@@ -65,14 +58,12 @@ impl ResultsWriter {
     pub fn finish(self) -> Result<(), String> {
         match self {
             ResultsWriter::Jsonl(mut w) => w.flush().map_err(|e| e.to_string()),
-            ResultsWriter::Csv(mut w) => w.flush().map_err(|e| e.to_string()),
-            #[cfg(feature = "parquet")]
-            ResultsWriter::Parquet(p) => p.finish(),
+            ResultsWriter::Table(t) => t.finish(),
         }
     }
 }
 
-/// Read a results file (`.jsonl` or `.csv`) back into per-run results.
+/// Read a results file (`.parquet`, `.csv` or `.jsonl`) back into per-run results.
 pub fn read_results(path: &Path) -> Result<Vec<RunResult>, String> {
     let name = path.to_string_lossy().to_ascii_lowercase();
     let rows: Vec<CheckRow> = if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
@@ -85,6 +76,8 @@ pub fn read_results(path: &Path) -> Result<Vec<RunResult>, String> {
                 serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))
             })
             .collect::<Result<_, _>>()?
+    } else if name.ends_with(".parquet") {
+        super::table::read_parquet(path)?
     } else if name.ends_with(".csv") {
         let mut r = csv::Reader::from_path(path)
             .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;

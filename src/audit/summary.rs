@@ -1,26 +1,27 @@
-//! The audit summary, accumulated as results stream in (memory stays flat): verdict counts, the
-//! most frequent failing checks with counts and rates, and the worst runs.
+//! The audit summary: verdict counts, the most frequent failing checks with counts and rates,
+//! and the worst runs. Results stream in and only compact rows are kept (a run's id and path,
+//! and one small row per failing or warning check); the rankings are polars group-bys over them.
 
 use super::results::{RunResult, RunVerdict};
+use polars::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 const WORST: usize = 10;
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default)]
 pub struct Summary {
     pub runs: u64,
     pub accept: u64,
     pub reject: u64,
     pub error: u64,
-    /// check id → (runs failing it, runs warning on it).
-    #[serde(skip)]
-    checks: BTreeMap<String, (u64, u64)>,
-    /// The worst runs: (failing checks, run id, path, first failing check).
-    #[serde(skip)]
-    worst: Vec<(u32, String, String, String)>,
+    /// Per run: (run id, path).
+    ids: Vec<(String, String)>,
+    /// One row per failing or warning (run, check): run index, check id, status.
+    bad_run: Vec<u32>,
+    bad_check: Vec<String>,
+    bad_fail: Vec<bool>,
     /// Why runs could not be verified → count.
-    #[serde(skip)]
     errors: BTreeMap<String, u64>,
 }
 
@@ -42,85 +43,120 @@ pub struct WorstRun {
 
 impl Summary {
     pub fn add(&mut self, r: &RunResult) {
+        let idx = self.ids.len() as u32;
+        self.ids.push((r.run_id.clone(), r.path.clone()));
         self.runs += 1;
         match r.verdict {
             RunVerdict::Accept => self.accept += 1,
             RunVerdict::Reject => self.reject += 1,
             RunVerdict::Error => {
                 self.error += 1;
-                let why = r.error.clone().unwrap_or_default();
-                let key: String = why.chars().take(120).collect();
+                let key: String = r.error.clone().unwrap_or_default().chars().take(120).collect();
                 *self.errors.entry(key).or_default() += 1;
             }
         }
-        let mut failed = 0u32;
-        let mut first = String::new();
         for c in &r.checks {
-            match c.status.as_str() {
-                "fail" => {
-                    failed += 1;
-                    if first.is_empty() {
-                        first = c.check.clone();
-                    }
-                    self.checks.entry(c.check.clone()).or_default().0 += 1;
-                }
-                "warn" => self.checks.entry(c.check.clone()).or_default().1 += 1,
-                _ => {}
-            }
-        }
-        if failed > 0 {
-            self.worst
-                .push((failed, r.run_id.clone(), r.path.clone(), first));
-            if self.worst.len() > WORST * 4 {
-                self.trim();
-            }
+            let fail = match c.status.as_str() {
+                "fail" => true,
+                "warn" => false,
+                _ => continue,
+            };
+            self.bad_run.push(idx);
+            self.bad_check.push(c.check.clone());
+            self.bad_fail.push(fail);
         }
     }
 
-    fn trim(&mut self) {
-        self.worst
-            .sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        self.worst.truncate(WORST);
+    fn frame(&self) -> PolarsResult<DataFrame> {
+        df!(
+            "run" => self.bad_run.clone(),
+            "check" => self.bad_check.clone(),
+            "fail" => self.bad_fail.clone(),
+        )
     }
 
-    /// Failing checks, most frequent first.
+    /// Failing (and warning) checks, most frequent first: a group-by over the compact rows.
     pub fn top_checks(&self) -> Vec<CheckCount> {
-        let mut v: Vec<CheckCount> = self
-            .checks
-            .iter()
-            .filter(|(_, (f, w))| *f > 0 || *w > 0)
-            .map(|(id, (f, w))| CheckCount {
-                check: id.clone(),
-                failed_runs: *f,
-                fail_rate: if self.runs == 0 {
-                    0.0
-                } else {
-                    *f as f64 / self.runs as f64
-                },
-                warned_runs: *w,
-            })
-            .collect();
-        v.sort_by(|a, b| {
-            b.failed_runs
-                .cmp(&a.failed_runs)
-                .then(b.warned_runs.cmp(&a.warned_runs))
-                .then(a.check.cmp(&b.check))
-        });
-        v
+        let run = || -> PolarsResult<Vec<CheckCount>> {
+            let df = self.frame()?;
+            let fails = df.filter(&df.column("fail")?.bool()?.clone())?;
+            let warns = df.filter(&!df.column("fail")?.bool()?)?;
+            let count = |d: &DataFrame| -> PolarsResult<BTreeMap<String, u64>> {
+                if d.height() == 0 {
+                    return Ok(BTreeMap::new());
+                }
+                let g = d.group_by(["check"])?.select(["run"]).count()?;
+                let checks = g.column("check")?.str()?.clone();
+                let counts = g.column("run_count")?.cast(&DataType::UInt64)?;
+                let counts = counts.u64()?;
+                Ok(checks
+                    .into_iter()
+                    .zip(counts.into_iter())
+                    .filter_map(|(c, n)| Some((c?.to_string(), n?)))
+                    .collect())
+            };
+            let (f, w) = (count(&fails)?, count(&warns)?);
+            let mut ids: Vec<&String> = f.keys().chain(w.keys()).collect();
+            ids.sort();
+            ids.dedup();
+            let mut v: Vec<CheckCount> = ids
+                .into_iter()
+                .map(|id| {
+                    let failed = f.get(id).copied().unwrap_or(0);
+                    CheckCount {
+                        check: id.clone(),
+                        failed_runs: failed,
+                        fail_rate: if self.runs == 0 { 0.0 } else { failed as f64 / self.runs as f64 },
+                        warned_runs: w.get(id).copied().unwrap_or(0),
+                    }
+                })
+                .collect();
+            v.sort_by(|a, b| {
+                b.failed_runs.cmp(&a.failed_runs).then(b.warned_runs.cmp(&a.warned_runs)).then(a.check.cmp(&b.check))
+            });
+            Ok(v)
+        };
+        run().unwrap_or_default()
     }
 
+    /// The runs with the most failing checks: a group-by over the compact rows.
     pub fn worst_runs(&self) -> Vec<WorstRun> {
-        let mut s = self.clone();
-        s.trim();
-        s.worst
-            .into_iter()
-            .map(|(n, id, path, first)| WorstRun {
-                run_id: id,
-                path,
-                failed_checks: n,
-                first_failure: first,
-            })
-            .collect()
+        let run = || -> PolarsResult<Vec<WorstRun>> {
+            let df = self.frame()?;
+            let fails = df.filter(&df.column("fail")?.bool()?.clone())?;
+            if fails.height() == 0 {
+                return Ok(Vec::new());
+            }
+            let g = fails.group_by(["run"])?.select(["check"]).count()?;
+            let runs = g.column("run")?.u32()?.clone();
+            let counts = g.column("check_count")?.cast(&DataType::UInt32)?;
+            let counts = counts.u32()?;
+            // The first failing check of a run, in registry order.
+            let mut first: std::collections::HashMap<u32, &str> = std::collections::HashMap::new();
+            for ((r, c), f) in self.bad_run.iter().zip(&self.bad_check).zip(&self.bad_fail) {
+                if *f {
+                    first.entry(*r).or_insert(c.as_str());
+                }
+            }
+            let mut v: Vec<WorstRun> = runs
+                .into_iter()
+                .zip(counts.into_iter())
+                .filter_map(|(r, n)| {
+                    let r = r?;
+                    let (id, path) = self.ids.get(r as usize)?;
+                    Some(WorstRun {
+                        run_id: id.clone(),
+                        path: path.clone(),
+                        failed_checks: n?,
+                        first_failure: first.get(&r).map(|s| s.to_string()).unwrap_or_default(),
+                    })
+                })
+                .collect();
+            v.sort_by(|a, b| b.failed_checks.cmp(&a.failed_checks).then(a.path.cmp(&b.path)));
+            v.truncate(WORST);
+            Ok(v)
+        };
+        run().unwrap_or_default()
     }
 
     pub fn errors(&self) -> &BTreeMap<String, u64> {
