@@ -99,6 +99,8 @@ impl RunResult {
 
     /// Whether check `id` failed in this run.
     pub fn failed(&self, id: &str) -> bool {
-        self.checks.iter().any(|c| c.check == id && c.status == "fail")
+        self.checks
+            .iter()
+            .any(|c| c.check == id && c.status == "fail")
     }
 }

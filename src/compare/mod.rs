@@ -1,0 +1,2 @@
+//! `vouch compare` (being written).
+pub mod stats;
