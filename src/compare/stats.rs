@@ -131,11 +131,18 @@ pub fn fisher_exact(table: Table2x2, ln_fact: &LnFactorial) -> f64 {
     let low = col1.saturating_sub(row2);
     let high = col1.min(row1);
     let threshold = ln_p(a) + RELATIVE_TOLERANCE.ln_1p();
-    let p: f64 = (low..=high)
-        .map(ln_p)
-        .filter(|&l| l <= threshold)
-        .map(f64::exp)
-        .sum();
+    // Normalise by the sum over the whole support, as R does: the rounding error of the
+    // constant cancels, and a table at the mode gets p = 1 exactly.
+    let (mut as_extreme, mut all) = (0.0f64, 0.0f64);
+    for x in low..=high {
+        let l = ln_p(x);
+        let w = l.exp();
+        all += w;
+        if l <= threshold {
+            as_extreme += w;
+        }
+    }
+    let p = as_extreme / all;
     p.min(1.0)
 }
 

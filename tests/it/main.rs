@@ -3,6 +3,7 @@
 mod bundle;
 mod catalogue;
 mod cli;
+mod compare;
 mod core;
 mod defects;
 mod script;
