@@ -290,9 +290,53 @@ impl Encoded {
     }
 }
 
-/// An endpoint's outcome per run on one side: Some(true) when the event happened (accepted, or
-/// failed), Some(false) when not, None when not observed (the check was not reported).
-type Outcome<'e> = Box<dyn Fn(&Encoded, usize) -> Option<bool> + 'e>;
+/// What an endpoint counts in a run.
+#[derive(Clone, Copy)]
+enum Endpoint {
+    /// The run was accepted.
+    Accept,
+    /// The check (by index) failed; not observed when the run did not report it.
+    Check(usize),
+    /// The run could not be verified.
+    RunError,
+}
+
+impl Encoded {
+    /// Some(true) when the endpoint's event happened in run `r`, Some(false) when not, None when
+    /// it was not observed.
+    fn outcome(&self, r: usize, endpoint: Endpoint, width: usize) -> Option<bool> {
+        match endpoint {
+            Endpoint::Accept => Some(self.accepted[r]),
+            Endpoint::RunError => Some(self.errored[r]),
+            Endpoint::Check(i) => match self.cell(r, i, width) {
+                ABSENT => None,
+                s => Some(s == FAILED),
+            },
+        }
+    }
+
+    /// Every endpoint's proportion over this side, in one pass over the runs.
+    fn proportions(&self, endpoints: &[(String, Endpoint)], width: usize) -> Vec<Proportion> {
+        let mut failed = vec![0u64; width];
+        let mut reported = vec![0u64; width];
+        for row in self.status.chunks(width.max(1)) {
+            for ((f, n), &s) in failed.iter_mut().zip(reported.iter_mut()).zip(row) {
+                *f += u64::from(s == FAILED);
+                *n += u64::from(s != ABSENT);
+            }
+        }
+        let runs = self.runs() as u64;
+        let count = |v: &[bool]| v.iter().filter(|&&b| b).count() as u64;
+        endpoints
+            .iter()
+            .map(|(_, e)| match *e {
+                Endpoint::Accept => Proportion::new(count(&self.accepted), runs),
+                Endpoint::RunError => Proportion::new(count(&self.errored), runs),
+                Endpoint::Check(i) => Proportion::new(failed[i], reported[i]),
+            })
+            .collect()
+    }
+}
 
 /// Compare `candidate` against `baseline` at family-wise level `alpha`.
 pub fn compare(baseline: &[RunResult], candidate: &[RunResult], alpha: f64) -> Comparison {
@@ -308,24 +352,14 @@ pub fn compare(baseline: &[RunResult], candidate: &[RunResult], alpha: f64) -> C
 
     let mut order: Vec<usize> = (0..width).collect();
     order.sort_by_key(|&i| ids.names[i]);
-    let mut endpoints: Vec<(String, Outcome)> = vec![(
-        ACCEPT.to_string(),
-        Box::new(|e: &Encoded, r: usize| Some(e.accepted[r])),
-    )];
-    for &i in &order {
-        endpoints.push((
-            ids.names[i].to_string(),
-            Box::new(move |e: &Encoded, r: usize| match e.cell(r, i, width) {
-                ABSENT => None,
-                s => Some(s == FAILED),
-            }),
-        ));
-    }
+    let mut endpoints: Vec<(String, Endpoint)> = vec![(ACCEPT.to_string(), Endpoint::Accept)];
+    endpoints.extend(
+        order
+            .iter()
+            .map(|&i| (ids.names[i].to_string(), Endpoint::Check(i))),
+    );
     if any_errors && !ids.index.contains_key(RUN_ERROR) {
-        endpoints.push((
-            RUN_ERROR.to_string(),
-            Box::new(|e: &Encoded, r: usize| Some(e.errored[r])),
-        ));
+        endpoints.push((RUN_ERROR.to_string(), Endpoint::RunError));
     }
 
     let ln_fact = LnFactorial::new(
@@ -333,9 +367,17 @@ pub fn compare(baseline: &[RunResult], candidate: &[RunResult], alpha: f64) -> C
             .min(EXACT_LIMIT as usize)
             .max(1) as u64,
     );
+    let proportions = [
+        sides[0].proportions(&endpoints, width),
+        sides[1].proportions(&endpoints, width),
+    ];
     let mut differences: Vec<Difference> = endpoints
         .iter()
-        .map(|(name, outcome)| test_endpoint(name, outcome, &sides, &pairs, &ln_fact))
+        .enumerate()
+        .map(|(k, (name, endpoint))| {
+            let observed = [proportions[0][k], proportions[1][k]];
+            test_endpoint(name, *endpoint, observed, &sides, &pairs, width, &ln_fact)
+        })
         .collect();
 
     let family: Vec<usize> = (0..differences.len())
@@ -408,24 +450,13 @@ fn change(d: &Difference, alpha: f64) -> Change {
 
 fn test_endpoint(
     name: &str,
-    outcome: &Outcome,
+    endpoint: Endpoint,
+    [baseline, candidate]: [Proportion; 2],
     sides: &[Encoded; 2],
     pairs: &[(usize, usize)],
+    width: usize,
     ln_fact: &LnFactorial,
 ) -> Difference {
-    let proportion = |e: &Encoded| {
-        let (mut count, mut n) = (0u64, 0u64);
-        for r in 0..e.runs() {
-            if let Some(hit) = outcome(e, r) {
-                n += 1;
-                count += u64::from(hit);
-            }
-        }
-        Proportion::new(count, n)
-    };
-    let baseline = proportion(&sides[0]);
-    let candidate = proportion(&sides[1]);
-
     let (test, discordant, p, testable) = if pairs.is_empty() {
         let table = Table2x2 {
             a: baseline.count,
@@ -446,7 +477,11 @@ fn test_endpoint(
     } else {
         let (mut only_baseline, mut only_candidate) = (0u64, 0u64);
         for &(b, c) in pairs {
-            match (outcome(&sides[0], b), outcome(&sides[1], c)) {
+            let pair = (
+                sides[0].outcome(b, endpoint, width),
+                sides[1].outcome(c, endpoint, width),
+            );
+            match pair {
                 (Some(true), Some(false)) => only_baseline += 1,
                 (Some(false), Some(true)) => only_candidate += 1,
                 _ => {}
