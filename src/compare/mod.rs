@@ -235,7 +235,11 @@ impl<'a> CheckIds<'a> {
     fn collect(sides: [&'a [RunResult]; 2]) -> CheckIds<'a> {
         let mut ids = CheckIds::default();
         for run in sides.iter().flat_map(|s| s.iter()) {
-            for c in &run.checks {
+            for (j, c) in run.checks.iter().enumerate() {
+                // Runs list their checks in the same order almost always: skip the hash then.
+                if ids.names.get(j).is_some_and(|&name| name == c.check) {
+                    continue;
+                }
                 if !ids.index.contains_key(c.check.as_str()) {
                     ids.index.insert(&c.check, ids.names.len());
                     ids.names.push(&c.check);
@@ -343,11 +347,8 @@ pub fn compare(baseline: &[RunResult], candidate: &[RunResult], alpha: f64) -> C
     let ids = CheckIds::collect([baseline, candidate]);
     let width = ids.names.len();
     let sides = [encode(baseline, &ids), encode(candidate, &ids)];
-    let design = pairing(baseline, candidate);
-    let pairs: Vec<(usize, usize)> = match design {
-        Design::Paired { .. } => pair_indices(baseline, candidate),
-        Design::Independent { .. } => Vec::new(),
-    };
+    let inputs = input_ids([baseline, candidate]);
+    let (design, pairs) = pairing([baseline, candidate], &inputs);
     let any_errors = sides.iter().any(|s| s.errored.contains(&true));
 
     let mut order: Vec<usize> = (0..width).collect();
@@ -391,8 +392,9 @@ pub fn compare(baseline: &[RunResult], candidate: &[RunResult], alpha: f64) -> C
     }
 
     let side_of = |e: &Encoded, runs: &[RunResult], d: &[Difference], pick: bool| -> Side {
+        let side_inputs = &inputs[usize::from(pick)];
         let count = |v: RunVerdict| runs.iter().filter(|r| r.verdict == v).count() as u64;
-        let (inputs, pass_k) = pass_k(runs);
+        let (input_count, pass_k) = pass_k(runs, side_inputs);
         let mut checks: Vec<(String, Proportion)> = d[1..]
             .iter()
             .map(|d| {
@@ -408,7 +410,7 @@ pub fn compare(baseline: &[RunResult], candidate: &[RunResult], alpha: f64) -> C
             errors: count(RunVerdict::Error),
             accept: if pick { d[0].candidate } else { d[0].baseline },
             checks,
-            inputs,
+            inputs: input_count,
             pass_k,
         }
     };
@@ -512,62 +514,86 @@ fn test_endpoint(
     }
 }
 
-/// Every run's pairing key and index, or None when a run has no key or a key repeats.
-fn unique_keys(runs: &[RunResult]) -> Option<HashMap<(&str, u32), usize>> {
+/// Interns source sha256s across both sides: per run, the index of its input (None without a
+/// sha256). Consecutive runs usually share an input, so the last one is tried before hashing.
+fn input_ids(sides: [&[RunResult]; 2]) -> [Vec<Option<usize>>; 2] {
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut last: Option<(&str, usize)> = None;
+    sides.map(|runs| {
+        runs.iter()
+            .map(|run| {
+                let sha = run.source_sha256.as_deref()?;
+                let id = match last {
+                    Some((s, id)) if s == sha => id,
+                    _ => {
+                        let next = index.len();
+                        *index.entry(sha).or_insert(next)
+                    }
+                };
+                last = Some((sha, id));
+                Some(id)
+            })
+            .collect()
+    })
+}
+
+/// Every run's pairing key (input, trial) and index, or None when a run has no key or a key
+/// repeats.
+fn unique_keys(
+    runs: &[RunResult],
+    inputs: &[Option<usize>],
+) -> Option<HashMap<(usize, u32), usize>> {
     let mut map = HashMap::with_capacity(runs.len());
-    for (i, run) in runs.iter().enumerate() {
-        if map.insert(pair_key(run)?, i).is_some() {
+    for (i, (run, input)) in runs.iter().zip(inputs).enumerate() {
+        if map.insert(((*input)?, run.trial?), i).is_some() {
             return None;
         }
     }
     Some(map)
 }
 
-/// The pairing key of a run: its input and trial index.
-fn pair_key(run: &RunResult) -> Option<(&str, u32)> {
-    Some((run.source_sha256.as_deref()?, run.trial?))
-}
-
-fn pairing(baseline: &[RunResult], candidate: &[RunResult]) -> Design {
-    let independent = |reason: &str| Design::Independent {
-        reason: reason.to_string(),
+/// The design, and for a paired one the (baseline index, candidate index) of every pair in
+/// baseline order.
+fn pairing(
+    [baseline, candidate]: [&[RunResult]; 2],
+    [b_inputs, c_inputs]: &[Vec<Option<usize>>; 2],
+) -> (Design, Vec<(usize, usize)>) {
+    let independent = |reason: &str| {
+        let reason = reason.to_string();
+        (Design::Independent { reason }, Vec::new())
     };
-    let (Some(b), Some(c)) = (unique_keys(baseline), unique_keys(candidate)) else {
+    let (Some(b), Some(c)) = (
+        unique_keys(baseline, b_inputs),
+        unique_keys(candidate, c_inputs),
+    ) else {
         return independent("not every run has a unique (source sha256, trial) on its side");
     };
-    if b.len() != c.len() || b.keys().any(|k| !c.contains_key(k)) {
-        return independent("the sides' (source sha256, trial) keys differ");
-    }
     if b.is_empty() {
         return independent("no runs");
     }
-    Design::Paired {
-        pairs: b.len() as u64,
+    if b.len() != c.len() {
+        return independent("the sides' (source sha256, trial) keys differ");
     }
-}
-
-/// (baseline index, candidate index) of every pair, in baseline order. Only called once
-/// [`pairing`] found the keys to match one to one.
-fn pair_indices(baseline: &[RunResult], candidate: &[RunResult]) -> Vec<(usize, usize)> {
-    let index: HashMap<(&str, u32), usize> = candidate
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| Some((pair_key(r)?, i)))
-        .collect();
-    baseline
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| Some((i, *index.get(&pair_key(r)?)?)))
-        .collect()
+    let mut pairs = Vec::with_capacity(b.len());
+    for (i, (run, input)) in baseline.iter().zip(b_inputs).enumerate() {
+        match input.zip(run.trial).and_then(|key| c.get(&key)) {
+            Some(&j) => pairs.push((i, j)),
+            None => return independent("the sides' (source sha256, trial) keys differ"),
+        }
+    }
+    let design = Design::Paired {
+        pairs: pairs.len() as u64,
+    };
+    (design, pairs)
 }
 
 /// (distinct inputs, pass^k for k = 1..=min(min trials, MAX_PASS_K)); no figures unless every
 /// input was tried at least twice.
-fn pass_k(runs: &[RunResult]) -> (u64, Vec<(u64, f64)>) {
-    let mut by_input: HashMap<&str, (u64, u64)> = HashMap::new();
-    for run in runs {
-        if let Some(sha) = run.source_sha256.as_deref() {
-            let e = by_input.entry(sha).or_default();
+fn pass_k(runs: &[RunResult], inputs: &[Option<usize>]) -> (u64, Vec<(u64, f64)>) {
+    let mut by_input: HashMap<usize, (u64, u64)> = HashMap::new();
+    for (run, input) in runs.iter().zip(inputs) {
+        if let Some(id) = input {
+            let e = by_input.entry(*id).or_default();
             e.0 += 1;
             e.1 += u64::from(run.verdict == RunVerdict::Accept);
         }
