@@ -236,3 +236,67 @@ impl Grouper {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(run: &str, verdict: &str, check: &str, status: &str) -> String {
+        format!(
+            r#"{{"run_id":"{run}","path":"p/{run}","label":null,"trial":1,"model":null,"source_file":null,"source_sha256":"ab","verdict":"{verdict}","check":"{check}","family":"x","status":"{status}","findings":0,"message":null}}"#
+        )
+    }
+
+    #[test]
+    fn interleaved_rows_group_by_run_in_order_of_first_appearance() {
+        let text = [
+            line("a", "reject", "memo.x", "fail"),
+            line("b", "accept", "memo.x", "pass"),
+            String::new(),
+            line("a", "reject", "svg.y", "warn"),
+        ]
+        .join("\n");
+        let runs = read_jsonl("t", text.as_bytes()).unwrap();
+        assert_eq!(runs.len(), 2);
+        assert_eq!(runs[0].run_id, "a");
+        assert_eq!(runs[0].checks.len(), 2);
+        assert_eq!(runs[0].checks[1].status, "warn");
+        assert_eq!(runs[1].verdict, RunVerdict::Accept);
+    }
+
+    #[test]
+    fn a_run_whose_rows_disagree_on_the_verdict_is_rejected_with_its_line() {
+        let text = [
+            line("a", "reject", "memo.x", "fail"),
+            line("a", "accept", "svg.y", "pass"),
+        ]
+        .join("\n");
+        let e = read_jsonl("t", text.as_bytes()).unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("verdict"), "{e}");
+    }
+
+    #[test]
+    fn unknown_verdicts_and_statuses_are_errors() {
+        let e = read_jsonl("t", line("a", "maybe", "m.x", "fail").as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("unknown verdict `maybe`"), "{e}");
+        let e = read_jsonl("t", line("a", "accept", "m.x", "meh").as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("unknown status `meh`"), "{e}");
+    }
+
+    #[test]
+    fn csv_needs_only_the_core_columns_and_ignores_others() {
+        let text = "status,check,verdict,path,run_id,extra\nfail,memo.x,reject,p,r1,zzz\n";
+        let runs = read_csv("t", text.as_bytes()).unwrap();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].label, None);
+        assert_eq!(runs[0].trial, None);
+        assert_eq!(runs[0].checks[0].check, "memo.x");
+    }
+
+    #[test]
+    fn an_overlong_json_line_is_an_error_not_an_allocation() {
+        let text = vec![b'x'; MAX_LINE as usize + 10];
+        let e = read_jsonl("t", &text[..]).unwrap_err().to_string();
+        assert!(e.contains("longer than"), "{e}");
+    }
+}

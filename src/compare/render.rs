@@ -19,6 +19,20 @@ pub struct Names<'a> {
     pub candidate: &'a str,
 }
 
+/// "1 error", "2 errors".
+fn count(n: u64, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
+/// How an endpoint is named in tables.
+fn row_name(id: &str) -> String {
+    match id {
+        super::ACCEPT => "**accept rate**".to_string(),
+        super::RUN_ERROR => format!("`{}` (could not verify)", cell(id)),
+        _ => format!("`{}` failures", cell(id)),
+    }
+}
+
 fn percent(p: Option<f64>) -> String {
     p.map_or_else(|| "n/a".to_string(), |p| format!("{:.1}%", p * 100.0))
 }
@@ -45,21 +59,25 @@ fn interval(p: &Proportion) -> String {
 }
 
 fn design_text(c: &Comparison) -> String {
+    let asymptotic = |t: super::Test| c.checks.iter().chain([&c.accept]).any(|d| d.test == t);
     match &c.design {
-        Design::Paired { pairs } => format!("paired ({pairs} pairs), McNemar"),
-        Design::Independent { reason } => {
-            let test = if c
-                .checks
-                .iter()
-                .chain([&c.accept])
-                .any(|d| d.test == super::Test::TwoProportionZ)
-            {
-                "Fisher's exact test, two-proportion z above the exact limit"
+        Design::Paired { pairs } => format!(
+            "paired by (source, trial): {}, McNemar's {}",
+            count(*pairs, "pair"),
+            if asymptotic(super::Test::McNemarChiSquare) {
+                "exact test (chi-square above the exact limit)"
             } else {
-                "Fisher's exact test"
-            };
-            format!("independent samples ({reason}), {test}")
-        }
+                "exact test"
+            }
+        ),
+        Design::Independent { reason } => format!(
+            "independent samples ({reason}), Fisher's {}",
+            if asymptotic(super::Test::TwoProportionZ) {
+                "exact test (two-proportion z above the exact limit)"
+            } else {
+                "exact test"
+            }
+        ),
     }
 }
 
@@ -134,8 +152,11 @@ pub fn human(c: &Comparison, names: Names) -> String {
     ] {
         let _ = writeln!(
             out,
-            "\n{title} {name}: {} runs, {} accepted, {} rejected, {} errors",
-            side.runs, side.accepted, side.rejected, side.errors
+            "\n{title} {name}: {}, {} accepted, {} rejected, {}",
+            count(side.runs, "run"),
+            side.accepted,
+            side.rejected,
+            count(side.errors, "error")
         );
         let _ = writeln!(
             out,
@@ -299,11 +320,7 @@ pub fn markdown(c: &Comparison, names: Names) -> String {
     );
     let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---|");
     for d in std::iter::once(&c.accept).chain(c.checks.iter().filter(|d| d.in_family)) {
-        let name = if d.endpoint == super::ACCEPT {
-            "**accept rate**".to_string()
-        } else {
-            format!("`{}` failures", cell(&d.endpoint))
-        };
+        let name = row_name(&d.endpoint);
         let _ = writeln!(
             out,
             "| {name} | {} | {} | {} | {} | {} | {} |",
@@ -334,17 +351,17 @@ pub fn markdown(c: &Comparison, names: Names) -> String {
     );
     let _ = writeln!(
         out,
-        "Baseline: `{}` ({} runs: {} accepted, {} rejected, {} errors). Candidate: `{}` ({} runs: {} accepted, {} rejected, {} errors).\n",
+        "Baseline: `{}` ({}: {} accepted, {} rejected, {}). Candidate: `{}` ({}: {} accepted, {} rejected, {}).\n",
         cell(names.baseline),
-        c.baseline.runs,
+        count(c.baseline.runs, "run"),
         c.baseline.accepted,
         c.baseline.rejected,
-        c.baseline.errors,
+        count(c.baseline.errors, "error"),
         cell(names.candidate),
-        c.candidate.runs,
+        count(c.candidate.runs, "run"),
         c.candidate.accepted,
         c.candidate.rejected,
-        c.candidate.errors,
+        count(c.candidate.errors, "error"),
     );
     let _ = writeln!(out, "| | baseline | candidate |");
     let _ = writeln!(out, "|---|---|---|");
@@ -363,12 +380,13 @@ pub fn markdown(c: &Comparison, names: Names) -> String {
     };
     let _ = writeln!(
         out,
-        "| accept rate | {} |",
+        "| {} | {} |",
+        row_name(super::ACCEPT),
         both(&c.baseline.accept, &c.candidate.accept)
     );
     for ((id, b), (_, k)) in c.baseline.checks.iter().zip(&c.candidate.checks) {
         if b.count > 0 || k.count > 0 {
-            let _ = writeln!(out, "| `{}` failures | {} |", cell(id), both(b, k));
+            let _ = writeln!(out, "| {} | {} |", row_name(id), both(b, k));
         }
     }
     for (title, side) in [("baseline", &c.baseline), ("candidate", &c.candidate)] {
