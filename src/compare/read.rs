@@ -81,7 +81,7 @@ pub fn read_results(path: &Path) -> Result<Vec<RunResult>, ReadError> {
         })
     };
     match extension.as_deref() {
-        Some("jsonl") => read_jsonl(&shown, BufReader::new(open()?)),
+        Some("jsonl" | "ndjson") => read_jsonl(&shown, BufReader::new(open()?)),
         Some("csv") => read_csv(&shown, BufReader::new(open()?)),
         Some("parquet") => Err(ReadError::Unsupported { path: shown }),
         _ => Err(ReadError::UnknownFormat { path: shown }),
