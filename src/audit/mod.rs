@@ -2,6 +2,12 @@
 //! recomputing each distinct source once, with a content-addressed verdict cache, and produce
 //! one results row per (run, check).
 
+pub mod archive;
+pub mod cache;
+pub mod discover;
+pub mod output;
 pub mod results;
+pub mod runner;
+pub mod summary;
 
-pub use results::{CheckRow, RunResult, RunVerdict};
+pub use results::{CheckOutcome, CheckRow, RunResult, RunVerdict};

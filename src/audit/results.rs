@@ -104,3 +104,43 @@ impl RunResult {
             .any(|c| c.check == id && c.status == "fail")
     }
 }
+
+/// Group results-table rows back into runs (by run id and path, in first-seen order).
+pub fn group_rows(rows: Vec<CheckRow>) -> Vec<RunResult> {
+    let mut order: Vec<(String, String)> = Vec::new();
+    let mut by: std::collections::HashMap<(String, String), RunResult> =
+        std::collections::HashMap::new();
+    for row in rows {
+        let key = (row.run_id.clone(), row.path.clone());
+        let entry = by.entry(key.clone()).or_insert_with(|| {
+            order.push(key.clone());
+            RunResult {
+                run_id: row.run_id.clone(),
+                path: row.path.clone(),
+                label: row.label.clone(),
+                trial: row.trial,
+                model: row.model.clone(),
+                source_file: row.source_file.clone(),
+                source_sha256: row.source_sha256.clone(),
+                verdict: match row.verdict.as_str() {
+                    "accept" => RunVerdict::Accept,
+                    "reject" => RunVerdict::Reject,
+                    _ => RunVerdict::Error,
+                },
+                error: None,
+                checks: Vec::new(),
+            }
+        });
+        if row.check == "run.error" {
+            entry.error = row.message;
+        } else {
+            entry.checks.push(CheckOutcome {
+                check: row.check,
+                status: row.status,
+                findings: row.findings,
+                message: row.message,
+            });
+        }
+    }
+    order.into_iter().filter_map(|k| by.remove(&k)).collect()
+}
