@@ -108,6 +108,25 @@ fn bench(c: &mut Criterion) {
         })
     });
 
+    let ln_fact = vouch::compare::stats::LnFactorial::new(20_000);
+    let table = vouch::compare::stats::Table2x2 {
+        a: 450,
+        b: 9_550,
+        c: 520,
+        d: 9_480,
+    };
+    group.bench_function("fisher_exact_n20000", |b| {
+        b.iter(|| {
+            black_box(vouch::compare::stats::fisher_exact(
+                black_box(table),
+                &ln_fact,
+            ))
+        })
+    });
+    group.bench_function("ln_factorial_table_20000", |b| {
+        b.iter(|| black_box(vouch::compare::stats::LnFactorial::new(black_box(20_000))))
+    });
+
     // Reading: 1,000 runs × 90 checks = 90,000 rows per iteration, in memory.
     let runs = side(3, 1_000, true);
     let rows: Vec<_> = runs.iter().flat_map(|r| r.rows()).collect();
