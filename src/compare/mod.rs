@@ -608,3 +608,71 @@ fn pass_k(runs: &[RunResult], inputs: &[Option<usize>]) -> (u64, Vec<(u64, f64)>
         .collect();
     (inputs.len() as u64, figures)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runs(n: usize, accepted: usize) -> Vec<RunResult> {
+        (0..n)
+            .map(|i| RunResult {
+                run_id: format!("r{i}"),
+                path: format!("p{i}"),
+                label: None,
+                trial: None,
+                model: None,
+                source_file: None,
+                source_sha256: None,
+                verdict: if i < accepted {
+                    RunVerdict::Accept
+                } else {
+                    RunVerdict::Reject
+                },
+                error: None,
+                checks: Vec::new(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tests_above_the_exact_limit_fall_back_to_the_asymptotic_ones() {
+        let (b, c) = (runs(200, 180), runs(200, 150));
+        let ids = CheckIds::collect([&b, &c]);
+        let sides = [encode(&b, &ids), encode(&c, &ids)];
+        let endpoints = [(ACCEPT.to_string(), Endpoint::Accept)];
+        let observed = [
+            sides[0].proportions(&endpoints, 0)[0],
+            sides[1].proportions(&endpoints, 0)[0],
+        ];
+        // A table too small for 400 observations stands in for a side beyond EXACT_LIMIT.
+        let small = LnFactorial::new(100);
+        let d = test_endpoint(ACCEPT, Endpoint::Accept, observed, &sides, &[], 0, &small);
+        assert_eq!(d.test, Test::TwoProportionZ);
+        // statsmodels proportions_ztest([180, 150], [200, 200]) p = 7.890224290256148e-05
+        assert!((d.p - 7.890224290256148e-05).abs() < 1e-15);
+        let pairs: Vec<(usize, usize)> = (0..200).map(|i| (i, i)).collect();
+        let d = test_endpoint(
+            ACCEPT,
+            Endpoint::Accept,
+            observed,
+            &sides,
+            &pairs,
+            0,
+            &LnFactorial::new(10),
+        );
+        assert_eq!(d.test, Test::McNemarChiSquare);
+        assert_eq!(d.discordant, Some((30, 0)));
+        // 30 discordant pairs, all one way: statistic (30 − 1)² / 30.
+        assert!((d.p - stats::mcnemar_chi2(30, 0).1).abs() < 1e-15);
+        let d = test_endpoint(
+            ACCEPT,
+            Endpoint::Accept,
+            observed,
+            &sides,
+            &pairs,
+            0,
+            &LnFactorial::new(400),
+        );
+        assert_eq!(d.test, Test::McNemarExact);
+    }
+}
