@@ -6,6 +6,7 @@
 pub mod audit;
 pub mod bundle;
 pub mod checks;
+pub mod compare;
 pub mod csvtable;
 pub mod names;
 pub mod numbers;

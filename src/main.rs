@@ -35,6 +35,12 @@ enum Command {
     /// summary. Exit status: 0 every run accepted, 1 any run rejected or not verifiable,
     /// 2 bad usage or unreadable inputs.
     Audit(AuditArgs),
+    /// Compare a candidate set of runs with a baseline: is the candidate significantly worse?
+    ///
+    /// Each side is an audit results file (`vouch audit --out FILE.jsonl|.csv`). Exit status:
+    /// 1 when the candidate is significantly worse on the accept rate or on any check after the
+    /// Holm–Bonferroni correction, 0 otherwise, 2 on bad input.
+    Compare(CompareArgs),
     /// Print the check catalogue (every stable check id with its meaning) as Markdown.
     Checks,
     /// Print the embedded default spec (the contract as data).
@@ -97,6 +103,33 @@ enum SummaryFormat {
     Markdown,
 }
 
+#[derive(clap::Args)]
+struct CompareArgs {
+    /// The baseline runs: an audit results file (.jsonl or .csv).
+    baseline: PathBuf,
+    /// The candidate runs: an audit results file (.jsonl or .csv).
+    candidate: PathBuf,
+    /// Your own copy of the source statements CSV, for sides that are bare bundles.
+    #[arg(long, short)]
+    source: Option<PathBuf>,
+    /// Family-wise significance level (Holm–Bonferroni across the accept rate and the checks).
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    /// Report format.
+    #[arg(long, short, value_enum, default_value_t = CompareFormat::Human)]
+    format: CompareFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CompareFormat {
+    /// A table per side, then the differences by adjusted p.
+    Human,
+    /// The versioned JSON document (schema `vouch.compare` v1).
+    Json,
+    /// Markdown to paste into a pull request.
+    Markdown,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
     /// Compiler-style lines and a summary.
@@ -124,6 +157,7 @@ fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Verify(args) => verify(args),
         Command::Audit(args) => audit(args),
+        Command::Compare(args) => compare(args),
         Command::Checks => {
             print!("{}", vouch::report::registry::markdown());
             Ok(0)
@@ -254,4 +288,44 @@ fn audit(args: AuditArgs) -> Result<u8> {
     } else {
         1
     })
+}
+
+fn compare(args: CompareArgs) -> Result<u8> {
+    if !(args.alpha > 0.0 && args.alpha < 1.0) {
+        anyhow::bail!(
+            "--alpha must be between 0 and 1 (exclusive), got {}",
+            args.alpha
+        );
+    }
+    let read_side = |path: &PathBuf| -> Result<Vec<vouch::audit::RunResult>> {
+        if path.is_dir() {
+            anyhow::bail!(
+                "`{}` is a directory: comparing run directories is not yet supported; audit them with `vouch audit --out FILE.jsonl` and compare the results files",
+                path.display()
+            );
+        }
+        let runs = vouch::compare::read_results(path)?;
+        if runs.is_empty() {
+            anyhow::bail!("`{}` holds no runs", path.display());
+        }
+        Ok(runs)
+    };
+    // --source only matters for sides that are bare bundles, which are not read here yet.
+    let _ = &args.source;
+    let baseline = read_side(&args.baseline)?;
+    let candidate = read_side(&args.candidate)?;
+    let comparison = vouch::compare::compare(&baseline, &candidate, args.alpha);
+    let baseline_name = args.baseline.display().to_string();
+    let candidate_name = args.candidate.display().to_string();
+    let names = vouch::compare::render::Names {
+        baseline: &baseline_name,
+        candidate: &candidate_name,
+    };
+    let text = match args.format {
+        CompareFormat::Human => vouch::compare::render::human(&comparison, names),
+        CompareFormat::Json => vouch::compare::render::json(&comparison, names),
+        CompareFormat::Markdown => vouch::compare::render::markdown(&comparison, names),
+    };
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(comparison.exit_code() as u8)
 }

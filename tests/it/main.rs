@@ -4,6 +4,7 @@ mod audit;
 mod bundle;
 mod catalogue;
 mod cli;
+mod compare;
 mod core;
 mod defects;
 mod script;
