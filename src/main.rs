@@ -297,21 +297,25 @@ fn compare(args: CompareArgs) -> Result<u8> {
             args.alpha
         );
     }
+    let spec = std::sync::Arc::new(Spec::default_spec());
     let read_side = |path: &PathBuf| -> Result<Vec<vouch::audit::RunResult>> {
-        if path.is_dir() {
-            anyhow::bail!(
-                "`{}` is a directory: comparing run directories is not yet supported; audit them with `vouch audit --out FILE.jsonl` and compare the results files",
-                path.display()
-            );
-        }
-        let runs = vouch::compare::read_results(path)?;
+        let runs = if path.is_dir() {
+            // A directory side is verified on the fly, exactly as `vouch audit` does.
+            let found = vouch::audit::discover::discover(std::slice::from_ref(path), &spec).map_err(anyhow::Error::msg)?;
+            let cache = Some(vouch::audit::cache::default_dir());
+            let auditor = vouch::audit::runner::Auditor::new(spec.clone(), args.source.as_deref(), cache)
+                .map_err(anyhow::Error::msg)?;
+            let mut runs = Vec::new();
+            auditor.run(&found, |r| runs.push(r));
+            runs
+        } else {
+            vouch::compare::read_results(path)?
+        };
         if runs.is_empty() {
             anyhow::bail!("`{}` holds no runs", path.display());
         }
         Ok(runs)
     };
-    // --source only matters for sides that are bare bundles, which are not read here yet.
-    let _ = &args.source;
     let baseline = read_side(&args.baseline)?;
     let candidate = read_side(&args.candidate)?;
     let comparison = vouch::compare::compare(&baseline, &candidate, args.alpha);

@@ -62,33 +62,3 @@ impl ResultsWriter {
         }
     }
 }
-
-/// Read a results file (`.parquet`, `.csv` or `.jsonl`) back into per-run results.
-pub fn read_results(path: &Path) -> Result<Vec<RunResult>, String> {
-    let name = path.to_string_lossy().to_ascii_lowercase();
-    let rows: Vec<CheckRow> = if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-        text.lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-            .map(|(i, l)| {
-                serde_json::from_str(l).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))
-            })
-            .collect::<Result<_, _>>()?
-    } else if name.ends_with(".parquet") {
-        super::table::read_parquet(path)?
-    } else if name.ends_with(".csv") {
-        let mut r = csv::Reader::from_path(path)
-            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-        r.deserialize()
-            .collect::<Result<_, _>>()
-            .map_err(|e| format!("{}: {e}", path.display()))?
-    } else {
-        return Err(format!(
-            "`{}`: results files are .csv or .jsonl",
-            path.display()
-        ));
-    };
-    Ok(super::results::group_rows(rows))
-}

@@ -29,8 +29,8 @@ pub enum ReadError {
         line: u64,
         why: String,
     },
-    #[error("`{path}`: reading parquet results is not supported yet; write the audit results as .jsonl or .csv")]
-    Unsupported { path: String },
+    #[error("`{path}`: {why}")]
+    Parquet { path: String, why: String },
     #[error(
         "`{path}`: not a results file (expected a .jsonl or .csv written by `vouch audit --out`)"
     )]
@@ -83,7 +83,9 @@ pub fn read_results(path: &Path) -> Result<Vec<RunResult>, ReadError> {
     match extension.as_deref() {
         Some("jsonl" | "ndjson") => read_jsonl(&shown, BufReader::new(open()?)),
         Some("csv") => read_csv(&shown, BufReader::new(open()?)),
-        Some("parquet") => Err(ReadError::Unsupported { path: shown }),
+        Some("parquet") => crate::audit::table::read_parquet(path)
+            .map(crate::audit::results::group_rows)
+            .map_err(|why| ReadError::Parquet { path: shown, why }),
         _ => Err(ReadError::UnknownFormat { path: shown }),
     }
 }

@@ -5,7 +5,8 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use vouch::audit::discover::{discover, Found};
-use vouch::audit::output::{read_results, ResultsWriter};
+use vouch::audit::output::ResultsWriter;
+use vouch::compare::read_results;
 use vouch::audit::runner::Auditor;
 use vouch::audit::{RunResult, RunVerdict};
 
@@ -185,7 +186,7 @@ fn results_files_round_trip() {
     let tmp = tempfile::tempdir().unwrap();
     write_bundle(&tmp.path().join("b"), &northstar_files());
     let results = audit(&[tmp.path()], Some(&northstar_source_path()), None);
-    for ext in ["jsonl", "csv"] {
+    for ext in ["jsonl", "csv", "parquet"] {
         let path = tmp.path().join(format!("r.{ext}"));
         let mut w = ResultsWriter::create(&path).unwrap();
         for r in &results {

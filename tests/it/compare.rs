@@ -411,7 +411,7 @@ fn the_command_exits_two_with_one_line_on_bad_input() {
             vec!["compare", good, empty.to_str().unwrap()],
             "holds no runs",
         ),
-        (vec!["compare", dir_arg, good], "not yet supported"),
+        (vec!["compare", dir_arg, good], "holds no runs"),
         (vec!["compare", good, "missing.jsonl"], "cannot read"),
         (vec!["compare", good, "results.parquet"], "parquet"),
         (vec!["compare", good, good, "--alpha", "1.5"], "--alpha"),
