@@ -39,7 +39,10 @@ pub struct MetricsReading {
 impl MetricsReading {
     /// The variant the file uses for metric `m` (canonical when unknown).
     pub fn variant(&self, m: usize) -> usize {
-        self.metrics.get(m).and_then(|u| u.as_ref()).map_or(0, |u| u.variant)
+        self.metrics
+            .get(m)
+            .and_then(|u| u.as_ref())
+            .map_or(0, |u| u.variant)
     }
 }
 

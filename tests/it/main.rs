@@ -2,4 +2,5 @@
 
 mod catalogue;
 mod defects;
+mod memo;
 mod support;

@@ -1,0 +1,194 @@
+//! Required sections (contract §5): Markdown headings (ATX or setext, any level) whose text, after
+//! leading numbering (`3.`, `3)`, `III.`, `A.`, `Section 3:`) is removed, folds to a section name;
+//! in the spec's order; each spanning to the next heading of the same or a higher level and
+//! holding at least `min_section_words` words (tokens with a letter or digit).
+
+use super::parse::{BlockKind, Doc};
+use crate::names::fold;
+use crate::report::Finding;
+use crate::spec::Spec;
+use regex::Regex;
+use std::sync::OnceLock;
+
+/// Where a required section sits: its heading block and the blocks up to the next heading of the
+/// same or a higher level.
+#[derive(Clone, Debug)]
+pub struct SectionSpan {
+    pub heading: usize,
+    /// Block index one past the section's last block.
+    pub end: usize,
+    pub line: usize,
+}
+
+fn numbering() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?ix)^\s*
+            (?:(?:section|part|chapter)\s+|§\s*)?
+            (?: \d+(?:\.\d+)*[.):]? | [ivxlcdm]+[.):] | [a-z][.)] )
+            \s*[-–—:]?\s+",
+        )
+        .expect("numbering pattern compiles")
+    })
+}
+
+/// The folded name a heading (or a line that looks like one) stands for.
+pub fn heading_key(text: &str) -> String {
+    let t = text.trim();
+    let t = numbering().find(t).map_or(t, |m| &t[m.end()..]);
+    fold(t)
+}
+
+pub fn check(spec: &Spec, doc: &Doc, out: &mut Vec<Finding>) -> Vec<Option<SectionSpan>> {
+    let keys: Vec<String> = spec.memo.sections.iter().map(|s| fold(s)).collect();
+    let headings: Vec<(usize, u8, String, usize)> = doc
+        .headings()
+        .map(|(i, b)| (i, b.level, heading_key(&b.text), b.line))
+        .collect();
+    let mut spans: Vec<Option<SectionSpan>> = vec![None; keys.len()];
+    for (s, key) in keys.iter().enumerate() {
+        let Some(hpos) = headings.iter().position(|h| &h.2 == key) else {
+            continue;
+        };
+        let (block, level, _, line) = headings[hpos];
+        let end = headings[hpos + 1..]
+            .iter()
+            .find(|h| h.1 <= level)
+            .map_or(doc.blocks.len(), |h| h.0);
+        spans[s] = Some(SectionSpan {
+            heading: block,
+            end,
+            line,
+        });
+    }
+
+    // Look-alikes: paragraph lines whose whole text reads as a section name.
+    let mut lookalike_lines = Vec::new();
+    for b in doc.blocks.iter().filter(|b| b.kind == BlockKind::Paragraph) {
+        let mut offset = 0;
+        for line_text in b.text.split('\n') {
+            let key = heading_key(line_text);
+            if let Some(s) = keys.iter().position(|k| *k == key) {
+                let line = b.line_at(offset);
+                let raw = doc.lines.get(line - 1).map_or("", |l| l.trim());
+                let what = if raw.starts_with("**") || raw.starts_with("__") {
+                    "a bold line"
+                } else {
+                    "a plain line"
+                };
+                lookalike_lines.push(line);
+                out.push(
+                    Finding::warn(
+                        "memo.heading_lookalike",
+                        format!(
+                            "`{}` is {what}, not a Markdown heading, though it reads like the section `{}`; \
+                             write it as a heading (`## {}`) so readers and tools can find the section",
+                            raw, spec.memo.sections[s], spec.memo.sections[s]
+                        ),
+                    )
+                    .line(line),
+                );
+            }
+            offset += line_text.len() + 1;
+        }
+    }
+
+    for (s, span) in spans.iter().enumerate() {
+        let name = &spec.memo.sections[s];
+        match span {
+            None => {
+                let mut f = Finding::fail(
+                    "memo.missing_section",
+                    format!(
+                        "the memo has no `{name}` heading (any level, ATX `##` or setext); the contract requires \
+                         this section so the memo covers every part of the analysis"
+                    ),
+                );
+                if let Some(&l) = lookalike_lines.iter().find(|&&l| {
+                    doc.lines
+                        .get(l - 1)
+                        .is_some_and(|t| heading_key(t.trim_matches(['*', '_', ' '])) == keys[s])
+                }) {
+                    f = f.line(l);
+                }
+                out.push(f);
+            }
+            Some(span) => {
+                let words: usize = doc.blocks[span.heading + 1..span.end]
+                    .iter()
+                    .map(|b| {
+                        b.text
+                            .split_whitespace()
+                            .filter(|t| t.chars().any(char::is_alphanumeric))
+                            .count()
+                    })
+                    .sum();
+                if words < spec.memo.min_section_words {
+                    out.push(
+                        Finding::fail(
+                            "memo.section_too_short",
+                            format!(
+                                "section `{name}` holds {words} word(s), fewer than the {} the contract requires",
+                                spec.memo.min_section_words
+                            ),
+                        )
+                        .line(span.line),
+                    );
+                }
+            }
+        }
+    }
+
+    // Order: each found section must come after the previous found one.
+    let mut last: Option<(usize, usize)> = None;
+    for (s, span) in spans.iter().enumerate() {
+        let Some(span) = span else { continue };
+        if let Some((ps, pline)) = last {
+            if span.line < pline {
+                out.push(
+                    Finding::warn(
+                        "memo.section_order",
+                        format!(
+                            "section `{}` (line {}) comes before `{}` (line {pline}); the contract orders the sections {}",
+                            spec.memo.sections[s],
+                            span.line,
+                            spec.memo.sections[ps],
+                            spec.memo.sections.join(", ")
+                        ),
+                    )
+                    .line(span.line),
+                );
+                continue;
+            }
+        }
+        last = Some((s, span.line));
+    }
+    spans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbering_and_trailing_colon_are_removed_before_folding() {
+        for h in [
+            "3. Profitability",
+            "III. Profitability:",
+            "3) Profitability",
+            "Section 3: Profitability",
+            "A. Profitability",
+            "Profitability:",
+        ] {
+            assert_eq!(heading_key(h), "profitability", "{h}");
+        }
+        assert_eq!(heading_key("KPI Table (USD m)"), "kpi_table");
+        assert_eq!(
+            heading_key("Cash flow and earnings quality"),
+            "cash_flow_and_earnings_quality"
+        );
+        assert_eq!(heading_key("Conclusion"), "conclusion");
+        assert_eq!(heading_key("Data limitations"), "data_limitations");
+    }
+}

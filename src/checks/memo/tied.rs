@@ -1,0 +1,306 @@
+//! Tied numbers (contract §5 "Numbers"). A number is tied when its sentence (or table row) names
+//! exactly one §2 metric or §1 line item (longest match) and cites exactly one year. A tied number
+//! must match, under §7, the named thing's value in that year, its change from the year before
+//! (absolute, or relative with either base; a change may be written as its magnitude), or — for a
+//! metric — its value under the variant the metrics file uses. A tied number to a year outside the
+//! source is `memo.number_out_of_range`; to an undefined value, contradicted. The contract's own
+//! thresholds and enumeration markers like `(1)` are not checked.
+
+use super::kpi::variants;
+use super::numbers::{numbers, NumberMention, Unit};
+use super::parse::{BlockKind, Doc};
+use super::vocabulary::{words, Entity, Vocabulary};
+use super::{quote, sentences, Scan};
+use crate::checks::metrics::MetricsReading;
+use crate::checks::Context;
+use crate::numbers::{int, judge, parse_decimal, show_auto, show_k, Agreement, Judgement, Num};
+use crate::recompute::Truth;
+use crate::report::{Finding, Location, NumberDetail};
+use num_traits::Signed;
+use std::collections::BTreeSet;
+
+/// One value a tied number may stand for.
+struct Candidate {
+    what: String,
+    value: Num,
+}
+
+fn entity_name(ctx: &Context, e: Entity) -> String {
+    match e {
+        Entity::Item(i) => ctx.stmts.items[i].name.replace('_', " "),
+        Entity::AbsentColumn(c) => ctx.spec.source.columns[c].name.replace('_', " "),
+        Entity::Metric(m) => ctx.spec.metrics[m].id.replace('_', " "),
+    }
+}
+
+/// The series an entity is read from: `(label, values by year index)`, one per variant in use.
+fn series(
+    ctx: &Context,
+    truth: &Truth,
+    metrics: &MetricsReading,
+    e: Entity,
+    t: usize,
+) -> Vec<(String, Vec<Option<Num>>)> {
+    match e {
+        Entity::Item(i) => vec![(
+            String::new(),
+            ctx.stmts.items[i]
+                .cells
+                .iter()
+                .map(|c| c.as_ref().map(|v| v.value.clone()))
+                .collect(),
+        )],
+        Entity::AbsentColumn(_) => Vec::new(),
+        Entity::Metric(m) => {
+            let any = truth.metrics[m].not_meaningful[t]
+                && ctx.spec.metrics[m].not_meaningful_any_variant;
+            variants(ctx, metrics, m, any)
+                .into_iter()
+                .map(|v| {
+                    let name = if v == 0 {
+                        String::new()
+                    } else {
+                        format!(" ({})", ctx.spec.metrics[m].variants[v].name)
+                    };
+                    (
+                        name,
+                        truth.metrics[m].cells[v]
+                            .iter()
+                            .map(|c| c.value().cloned())
+                            .collect(),
+                    )
+                })
+                .collect()
+        }
+    }
+}
+
+fn candidates(
+    ctx: &Context,
+    truth: &Truth,
+    metrics: &MetricsReading,
+    e: Entity,
+    t: usize,
+) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    for (variant, s) in series(ctx, truth, metrics, e, t) {
+        let Some(Some(x)) = s.get(t) else { continue };
+        out.push(Candidate {
+            what: format!("value{variant}"),
+            value: x.clone(),
+        });
+        let Some(Some(p)) = t.checked_sub(1).and_then(|u| s.get(u)) else {
+            continue;
+        };
+        let diff = x - p;
+        let mut changes = vec![("change", diff.clone())];
+        if !p.is_zero_value() {
+            changes.push(("relative change", &diff / p.abs()));
+            changes.push(("relative change (signed base)", &diff / p));
+        }
+        for (what, c) in changes {
+            out.push(Candidate {
+                what: format!("{what}{variant}"),
+                value: c.abs(),
+            });
+            if c.is_negative() {
+                out.push(Candidate {
+                    what: format!("{what}{variant}"),
+                    value: c,
+                });
+            }
+        }
+    }
+    out
+}
+
+trait ZeroValue {
+    fn is_zero_value(&self) -> bool;
+}
+impl ZeroValue for Num {
+    fn is_zero_value(&self) -> bool {
+        num_traits::Zero::is_zero(self)
+    }
+}
+
+/// Whether a mention is one of the contract's own thresholds (`15%`, `2 points`, `0.15`…).
+fn is_threshold(ctx: &Context, n: &NumberMention) -> bool {
+    ctx.spec.memo.threshold_numbers.iter().any(|th| {
+        let unit_ok = match th.unit.as_str() {
+            "percent" => n.unit == Unit::Percent,
+            "points" => n.unit == Unit::Points,
+            "bare" => n.unit == Unit::Bare,
+            _ => false,
+        };
+        unit_ok && parse_decimal(&th.value).is_some_and(|v| v == n.printed.value)
+    })
+}
+
+/// `(1)`-style enumeration markers in prose.
+fn is_marker(n: &NumberMention) -> bool {
+    n.parenthesised
+        && n.unit == Unit::Bare
+        && n.printed.decimals == 0
+        && !n.printed.currency
+        && n.printed.value < int(100)
+}
+
+pub fn check(
+    ctx: &Context,
+    truth: &Truth,
+    metrics: &MetricsReading,
+    doc: &Doc,
+    scans: &[Scan],
+    out: &mut Vec<Finding>,
+) {
+    let vocab = Vocabulary::new(ctx.spec, ctx.stmts);
+    let mut reported: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for (block, scan) in doc.blocks.iter().zip(scans) {
+        if block.kind == BlockKind::Code {
+            continue;
+        }
+        let text = &scan.masked;
+        let all_words = words(text);
+        for (s, e) in sentences(block, text) {
+            let ws: Vec<_> = all_words
+                .iter()
+                .filter(|w| w.start >= s && w.end <= e)
+                .cloned()
+                .collect();
+            let entities: BTreeSet<Entity> =
+                vocab.mentions(&ws).into_iter().map(|m| m.entity).collect();
+            let years: BTreeSet<i32> = scan
+                .years
+                .iter()
+                .filter(|y| y.start >= s && y.end <= e)
+                .map(|y| y.year)
+                .collect();
+            if entities.len() != 1 || years.len() != 1 {
+                continue;
+            }
+            let (Some(&entity), Some(&year)) = (entities.first(), years.first()) else {
+                continue;
+            };
+            let sentence = quote(&block.text[s..e]);
+            for mut n in numbers(&text[s..e]) {
+                n.start += s;
+                n.end += s;
+                if n.unit == Unit::Unresolved || is_threshold(ctx, &n) || is_marker(&n) {
+                    continue;
+                }
+                let line = block.line_at(n.start);
+                if !reported.insert((block.line, n.start)) {
+                    continue;
+                }
+                judge_number(ctx, truth, metrics, entity, year, &n, line, &sentence, out);
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn judge_number(
+    ctx: &Context,
+    truth: &Truth,
+    metrics: &MetricsReading,
+    entity: Entity,
+    year: i32,
+    n: &NumberMention,
+    line: usize,
+    sentence: &str,
+    out: &mut Vec<Finding>,
+) {
+    let name = entity_name(ctx, entity);
+    let p = &n.printed;
+    let location = Location {
+        line: Some(line),
+        year: Some(year),
+        ..Default::default()
+    };
+    let mut detail = NumberDetail {
+        printed: p.raw.clone(),
+        interval: Some(p.interval().to_string()),
+        scale: Some(n.unit.name().into()),
+        ..Default::default()
+    };
+    let Some(t) = truth.year_index(year) else {
+        out.push(
+            Finding::fail(
+                "memo.number_out_of_range",
+                format!(
+                    "“{sentence}” ties `{}` to {name} in {year}, a year the source does not contain; the data cannot \
+                     support a figure for it",
+                    p.raw
+                ),
+            )
+            .at(location)
+            .number(detail),
+        );
+        return;
+    };
+    let cands = candidates(ctx, truth, metrics, entity, t);
+    if cands.is_empty() {
+        detail.recomputed = Some("undefined".into());
+        out.push(
+            Finding::fail(
+                "memo.contradicted_number",
+                format!(
+                    "“{sentence}” ties `{}` to {name} in {year}, but that value is undefined in the source (a missing \
+                     input, no prior year or a zero denominator)",
+                    p.raw
+                ),
+            )
+            .at(location)
+            .number(detail),
+        );
+        return;
+    }
+    let mut readings = vec![p.clone()];
+    if n.parenthesised {
+        let mut neg = p.clone();
+        neg.value = -neg.value.clone();
+        readings.push(neg);
+    }
+    let mut best: Option<(Judgement, &Candidate, i64)> = None;
+    for c in &cands {
+        for &scale in n.unit.scales() {
+            for r in &readings {
+                let j = judge(&c.value, r, &int(scale));
+                let better = best
+                    .as_ref()
+                    .is_none_or(|(b, _, _)| (j.agreement, &j.k) < (b.agreement, &b.k));
+                if better {
+                    best = Some((j, c, scale));
+                }
+            }
+        }
+    }
+    let Some((j, c, scale)) = best else { return };
+    if j.agreement == Agreement::Pass {
+        return;
+    }
+    let primary = n.unit.scales()[0];
+    let listed: Vec<String> = cands
+        .iter()
+        .filter(|c| !(c.what.contains("change") && c.value.is_negative()))
+        .map(|c| format!("{} {}", c.what, show_auto(&(&c.value * int(primary)))))
+        .collect();
+    detail.recomputed = Some(show_auto(&(&c.value * int(scale))));
+    detail.k = Some(show_k(&j.k));
+    let msg = format!(
+        "“{sentence}” ties `{}` to {name} in {year}, but it matches none of the recomputed values ({}{}); \
+         nearest is the {} {} (k = {})",
+        p.raw,
+        listed.join(", "),
+        if primary == 1 { "" } else { ", scaled to the printed unit" },
+        c.what,
+        show_auto(&(&c.value * int(scale))),
+        show_k(&j.k)
+    );
+    let f = if j.agreement == Agreement::Warn {
+        Finding::warn("memo.contradicted_number", msg)
+    } else {
+        Finding::fail("memo.contradicted_number", msg)
+    };
+    out.push(f.at(location).number(detail));
+}
