@@ -90,10 +90,7 @@ impl Artifact {
 
     /// The artifact as UTF-8 text (a leading byte-order mark is dropped).
     pub fn text(&self) -> Result<&str, std::str::Utf8Error> {
-        let b = self
-            .bytes
-            .strip_prefix(b"\xEF\xBB\xBF")
-            .unwrap_or(&self.bytes);
+        let b = self.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&self.bytes);
         std::str::from_utf8(b)
     }
 }
@@ -106,6 +103,8 @@ pub struct Bundle {
     pub artifacts: BTreeMap<String, Artifact>,
     /// `bundle.*` findings from loading.
     pub findings: Vec<Finding>,
+    /// Every entry name in the bundle (artifacts, extras, unreadable ones).
+    pub names: std::collections::BTreeSet<String>,
 }
 
 impl Bundle {
@@ -132,6 +131,7 @@ impl Bundle {
             ..Default::default()
         };
         let mut by_name: BTreeMap<String, Vec<u8>> = files.into_iter().collect();
+        bundle.names = by_name.keys().cloned().collect();
         for name in spec.artifacts.all() {
             match by_name.remove(name) {
                 None => bundle.missing(name),
@@ -191,10 +191,7 @@ impl Bundle {
                 bundle.findings.push(
                     Finding::fail(
                         "bundle.not_regular_file",
-                        format!(
-                            "`{name}` is a {}, not a regular file; it was not opened",
-                            kind_of(&ft)
-                        ),
+                        format!("`{name}` is a {}, not a regular file; it was not opened", kind_of(&ft)),
                     )
                     .artifact(name),
                 );
@@ -222,10 +219,15 @@ impl Bundle {
             path: dir.to_path_buf(),
             source,
         })?;
-        let mut extras: Vec<String> = entries
+        bundle.names = entries
             .filter_map(|e| e.ok())
             .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        let mut extras: Vec<String> = bundle
+            .names
+            .iter()
             .filter(|n| !spec.artifacts.all().contains(&n.as_str()))
+            .cloned()
             .collect();
         extras.sort();
         for name in extras {
@@ -236,11 +238,8 @@ impl Bundle {
 
     fn missing(&mut self, name: &str) {
         self.findings.push(
-            Finding::fail(
-                "bundle.missing",
-                format!("`{name}` is missing from the bundle"),
-            )
-            .artifact(name),
+            Finding::fail("bundle.missing", format!("`{name}` is missing from the bundle"))
+                .artifact(name),
         );
     }
     fn empty(&mut self, name: &str) {
@@ -259,11 +258,8 @@ impl Bundle {
     }
     fn unreadable(&mut self, name: &str, why: &str) {
         self.findings.push(
-            Finding::fail(
-                "bundle.unreadable",
-                format!("`{name}` could not be read: {why}"),
-            )
-            .artifact(name),
+            Finding::fail("bundle.unreadable", format!("`{name}` could not be read: {why}"))
+                .artifact(name),
         );
     }
     fn extra(&mut self, name: &str) {
@@ -322,9 +318,7 @@ fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;
     if bytes.len() as u64 > limit {
-        return Err(format!(
-            "it grew past the {limit}-byte limit while being read"
-        ));
+        return Err(format!("it grew past the {limit}-byte limit while being read"));
     }
     Ok(bytes)
 }

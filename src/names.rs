@@ -65,6 +65,25 @@ pub fn tokens(folded: &str) -> impl Iterator<Item = &str> {
     folded.split('_').filter(|t| !t.is_empty())
 }
 
+/// A year label in a table header or cell: `2021`, `FY2021`, `FY 2021`, `FY21` (= 2021),
+/// `FY-2021`; case-insensitive, surrounding spaces ignored.
+pub fn parse_year_label(label: &str) -> Option<i32> {
+    let t = label.trim();
+    let digits = match t.get(..2) {
+        Some(p) if p.eq_ignore_ascii_case("fy") => t[2..].trim_start_matches([' ', '-', '\'']),
+        _ => t,
+    };
+    if !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let fy = digits.len() != t.len();
+    match digits.len() {
+        4 if digits.starts_with("19") || digits.starts_with("20") => digits.parse().ok(),
+        2 if fy => digits.parse::<i32>().ok().map(|y| 2000 + y),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,6 +98,17 @@ mod tests {
         assert_eq!(fold("Interest coverage (x)"), "interest_coverage");
         assert_eq!(fold("current_ratio_x"), "current_ratio");
         assert_eq!(fold("__Net  margin__"), "net_margin");
+    }
+
+    #[test]
+    fn reads_year_labels() {
+        assert_eq!(parse_year_label("2021"), Some(2021));
+        assert_eq!(parse_year_label("FY2021"), Some(2021));
+        assert_eq!(parse_year_label("FY 2021"), Some(2021));
+        assert_eq!(parse_year_label("fy21"), Some(2021));
+        assert_eq!(parse_year_label("21"), None);
+        assert_eq!(parse_year_label("Average"), None);
+        assert_eq!(parse_year_label("3021"), None);
     }
 
     #[test]

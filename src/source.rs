@@ -62,71 +62,19 @@ impl LineItem {
 /// Problems found while reading, judged by `checks::source`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Problem {
-    MissingColumn {
-        column: String,
-    },
-    MissingOneOf {
-        columns: Vec<String>,
-    },
-    DuplicateColumn {
-        canonical: String,
-        headers: Vec<String>,
-    },
-    NonNumeric {
-        row: usize,
-        header: String,
-        cell: String,
-        year: Option<i32>,
-    },
-    YearInvalid {
-        row: usize,
-        cell: String,
-    },
-    YearDuplicate {
-        row: usize,
-        year: i32,
-    },
-    YearOrder {
-        row: usize,
-        year: i32,
-        previous: i32,
-    },
-    YearGap {
-        row: usize,
-        year: i32,
-        previous: i32,
-    },
-    TooFewRows {
-        rows: usize,
-        min: usize,
-    },
-    Identity {
-        row: usize,
-        year: i32,
-        total: Interval,
-        parts: Interval,
-        total_printed: String,
-        parts_printed: Vec<String>,
-    },
-    DerivedMismatch {
-        row: usize,
-        year: i32,
-        column: String,
-        printed: String,
-        interval: Interval,
-        derived: Interval,
-        formula: String,
-    },
-    Magnitude {
-        row: usize,
-        header: String,
-        cell: String,
-        year: Option<i32>,
-    },
-    IgnoredColumn {
-        header: String,
-        cell: String,
-    },
+    MissingColumn { column: String },
+    MissingOneOf { columns: Vec<String> },
+    DuplicateColumn { canonical: String, headers: Vec<String> },
+    NonNumeric { row: usize, header: String, cell: String, year: Option<i32> },
+    YearInvalid { row: usize, cell: String },
+    YearDuplicate { row: usize, year: i32 },
+    YearOrder { row: usize, year: i32, previous: i32 },
+    YearGap { row: usize, year: i32, previous: i32 },
+    TooFewRows { rows: usize, min: usize },
+    Identity { row: usize, year: i32, total: Interval, parts: Interval, total_printed: String, parts_printed: Vec<String> },
+    DerivedMismatch { row: usize, year: i32, column: String, printed: String, interval: Interval, derived: Interval, formula: String },
+    Magnitude { row: usize, header: String, cell: String, year: Option<i32> },
+    IgnoredColumn { header: String, cell: String },
 }
 
 /// The statements as vouch reads them.
@@ -184,12 +132,7 @@ impl Statements {
         Statements::read_bytes(&shown, &name, &bytes, spec)
     }
 
-    pub fn read_bytes(
-        path: &str,
-        file_name: &str,
-        bytes: &[u8],
-        spec: &Spec,
-    ) -> Result<Statements, SourceError> {
+    pub fn read_bytes(path: &str, file_name: &str, bytes: &[u8], spec: &Spec) -> Result<Statements, SourceError> {
         let text = std::str::from_utf8(bytes).map_err(|e| SourceError::NotUtf8 {
             path: path.to_string(),
             at: e.valid_up_to(),
@@ -225,11 +168,7 @@ impl Statements {
     }
 
     pub fn item(&self, spec_column: usize) -> Option<&LineItem> {
-        self.canonical
-            .get(spec_column)
-            .copied()
-            .flatten()
-            .map(|i| &self.items[i])
+        self.canonical.get(spec_column).copied().flatten().map(|i| &self.items[i])
     }
 
     pub fn item_index(&self, spec_column: usize) -> Option<usize> {
@@ -257,18 +196,10 @@ impl Statements {
         let p = &self.problems;
         SourceFacts {
             identity_every_row: !p.iter().any(|x| matches!(x, Problem::Identity { .. }))
-                && !p.iter().any(|x| {
-                    matches!(
-                        x,
-                        Problem::MissingColumn { .. } | Problem::NonNumeric { .. }
-                    )
-                }),
-            required_columns_present: !p.iter().any(|x| {
-                matches!(
-                    x,
-                    Problem::MissingColumn { .. } | Problem::MissingOneOf { .. }
-                )
-            }),
+                && !p.iter().any(|x| matches!(x, Problem::MissingColumn { .. } | Problem::NonNumeric { .. })),
+            required_columns_present: !p
+                .iter()
+                .any(|x| matches!(x, Problem::MissingColumn { .. } | Problem::MissingOneOf { .. })),
             numeric_values_valid: !p.iter().any(|x| matches!(x, Problem::NonNumeric { .. })),
             years_unique_and_ordered: !p.iter().any(|x| {
                 matches!(
@@ -308,14 +239,7 @@ fn is_plain_number(raw: &str) -> bool {
     !raw.contains(['e', 'E', '$', '%', '(', 'x', 'X'])
 }
 
-fn build(
-    path: &str,
-    file_name: &str,
-    bytes: &[u8],
-    header: &[String],
-    data: &[Vec<String>],
-    spec: &Spec,
-) -> Statements {
+fn build(path: &str, file_name: &str, bytes: &[u8], header: &[String], data: &[Vec<String>], spec: &Spec) -> Statements {
     let mut problems = Vec::new();
     let ncols = spec.source.columns.len();
     // Map headers to spec columns.
@@ -347,10 +271,7 @@ fn build(
     for group in &spec.source.one_of {
         if group.iter().all(|&c| col_header[c].is_none()) {
             problems.push(Problem::MissingOneOf {
-                columns: group
-                    .iter()
-                    .map(|&c| spec.source.columns[c].name.clone())
-                    .collect(),
+                columns: group.iter().map(|&c| spec.source.columns[c].name.clone()).collect(),
             });
         }
     }
@@ -380,23 +301,12 @@ fn build(
         for (r, y) in years.iter().enumerate() {
             let Some(y) = *y else { continue };
             if years[..r].contains(&Some(y)) {
-                problems.push(Problem::YearDuplicate {
-                    row: r + 1,
-                    year: y,
-                });
+                problems.push(Problem::YearDuplicate { row: r + 1, year: y });
             } else if let Some(p) = prev {
                 if y < p {
-                    problems.push(Problem::YearOrder {
-                        row: r + 1,
-                        year: y,
-                        previous: p,
-                    });
+                    problems.push(Problem::YearOrder { row: r + 1, year: y, previous: p });
                 } else if y != p + 1 {
-                    problems.push(Problem::YearGap {
-                        row: r + 1,
-                        year: y,
-                        previous: p,
-                    });
+                    problems.push(Problem::YearGap { row: r + 1, year: y, previous: p });
                 }
             }
             prev = Some(prev.map_or(y, |p| p.max(y)));
@@ -413,7 +323,8 @@ fn build(
 
     let derivable: Vec<usize> = spec.source.derived.iter().map(|d| d.column).collect();
     let required_cell = |c: usize| {
-        spec.source.columns[c].required || spec.source.one_of.iter().any(|g| g.contains(&c))
+        spec.source.columns[c].required
+            || spec.source.one_of.iter().any(|g| g.contains(&c))
     };
 
     // Numeric columns.
@@ -577,17 +488,10 @@ fn derive_pairs(stmts: &mut Statements, spec: &Spec) {
                 .iter()
                 .any(|&c| stmts.item(c).is_some_and(|it| it.cells[t].is_some()));
             if !any {
-                let c = group
-                    .iter()
-                    .copied()
-                    .find(|&c| stmts.item(c).is_some())
-                    .unwrap_or(group[0]);
+                let c = group.iter().copied().find(|&c| stmts.item(c).is_some()).unwrap_or(group[0]);
                 stmts.problems.push(Problem::NonNumeric {
                     row: t + 1,
-                    header: stmts
-                        .item(c)
-                        .and_then(|i| i.header.clone())
-                        .unwrap_or_default(),
+                    header: stmts.item(c).and_then(|i| i.header.clone()).unwrap_or_default(),
                     cell: String::new(),
                     year: stmts.years[t],
                 });
@@ -599,10 +503,7 @@ fn derive_pairs(stmts: &mut Statements, spec: &Spec) {
 /// Evaluate a `+`/`-` formula over printed values both exactly and as an interval.
 fn interval_eval(e: &Expr, stmts: &Statements, t: usize) -> Option<(SourceValue, Interval)> {
     match e {
-        Expr::Name {
-            slot: Some(Ref::Column(c)),
-            ..
-        } => {
+        Expr::Name { slot: Some(Ref::Column(c)), .. } => {
             let v = stmts.item(*c)?.cells[t].clone()?;
             if v.derived {
                 return None;
@@ -618,10 +519,7 @@ fn interval_eval(e: &Expr, stmts: &Statements, t: usize) -> Option<(SourceValue,
                     decimals: v.decimals,
                     derived: true,
                 },
-                Interval {
-                    lo: -iv.hi,
-                    hi: -iv.lo,
-                },
+                Interval { lo: -iv.hi, hi: -iv.lo },
             ))
         }
         Expr::Bin(op @ (Op::Add | Op::Sub), a, b) => {

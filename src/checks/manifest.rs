@@ -1,10 +1,24 @@
-//! `manifest.*`: in progress.
+//! `manifest.*`: every rule of contract §6 for `analysis_run.json`, each claim tested against what
+//! vouch itself found in the source and the bundle.
 
 use crate::checks::Context;
 use crate::report::registry::CheckDef;
-use crate::report::{Family, Finding};
+use crate::report::{Family, Finding, Location};
+use crate::source::SourceFacts;
+use serde_json::{Map, Value};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Manifest;
+    "manifest.unreadable", Fail, "analysis_run.json is not UTF-8 text.";
+    "manifest.parse", Fail, "analysis_run.json is not a JSON object (or nests too deeply).";
+    "manifest.missing_key", Fail, "A required key is absent.";
+    "manifest.input_filename", Fail, "input_filename (base name, upload prefix stripped) is not the source's file name.";
+    "manifest.row_count", Fail, "row_count differs from the source's number of rows.";
+    "manifest.year_range", Fail, "year_range is malformed or differs from the source's first and last year.";
+    "manifest.validation_results", Fail, "validation_results is not an object.";
+    "manifest.identity_claim", Fail, "accounting_equation_passed_every_row is absent, not a boolean, or not what vouch found.";
+    "manifest.claim", Fail, "A known validation claim (columns present, values numeric, years ordered) contradicts the source.";
+    "manifest.generated_filenames", Fail, "generated_filenames is not a list of names under /mnt/data including all six artifacts, or lists a file the bundle lacks.";
+    "manifest.execution_directory", Fail, "execution_directory is not /mnt/data.";
 ];
 
 /// What the manifest claimed, for the consistency checks.
@@ -14,6 +28,282 @@ pub struct ManifestReading {
     pub year_range: Option<(i32, i32)>,
 }
 
-pub fn check(_ctx: &Context, _out: &mut Vec<Finding>) -> ManifestReading {
-    ManifestReading::default()
+/// The base name of a path with a leading `<hex>-` upload prefix removed.
+pub fn upload_base_name(name: &str) -> &str {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    match base.split_once('-') {
+        Some((prefix, rest)) if !prefix.is_empty() && !rest.is_empty() && prefix.bytes().all(|b| b.is_ascii_hexdigit()) => rest,
+        _ => base,
+    }
+}
+
+/// Read `year_range` in any of its accepted shapes.
+pub fn parse_year_range(v: &Value) -> Option<(i32, i32)> {
+    let year = |v: &Value| -> Option<i32> { v.as_i64().and_then(|y| i32::try_from(y).ok()) };
+    match v {
+        Value::Array(a) if a.len() == 2 => Some((year(&a[0])?, year(&a[1])?)),
+        Value::Object(o) => Some((year(o.get("start")?)?, year(o.get("end")?)?)),
+        Value::String(s) => {
+            let (a, b) = s.split_once(['-', '–', '—'])?;
+            let p = |x: &str| -> Option<i32> {
+                let x = x.trim();
+                (x.len() == 4 && x.bytes().all(|b| b.is_ascii_digit())).then(|| x.parse().ok())?
+            };
+            Some((p(a)?, p(b)?))
+        }
+        _ => None,
+    }
+}
+
+fn fact(facts: &SourceFacts, name: &str) -> Option<bool> {
+    match name {
+        "required_columns_present" => Some(facts.required_columns_present),
+        "numeric_values_valid" => Some(facts.numeric_values_valid),
+        "years_unique_and_ordered" => Some(facts.years_unique_and_ordered),
+        _ => None,
+    }
+}
+
+pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
+    let spec = ctx.spec;
+    let name = spec.artifacts.manifest.as_str();
+    let mut reading = ManifestReading::default();
+    let Some(text) = ctx.text(name, "manifest.unreadable", out) else { return reading };
+    let obj: Map<String, Value> = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(o)) => o,
+        Ok(other) => {
+            out.push(
+                Finding::fail("manifest.parse", format!("the top level is a {}, not an object", kind(&other))).artifact(name),
+            );
+            return reading;
+        }
+        Err(e) => {
+            out.push(Finding::fail("manifest.parse", format!("not valid JSON: {e}")).artifact(name).line(e.line()));
+            return reading;
+        }
+    };
+    let line_of = |key: &str| -> Option<usize> {
+        let needle = format!("\"{key}\"");
+        text.find(&needle).map(|at| text[..at].matches('\n').count() + 1)
+    };
+    let at = |key: &str| Location { line: line_of(key), column: Some(key.to_string()), ..Default::default() };
+    let mut get = |key: &str| -> Option<&Value> {
+        let v = obj.get(key);
+        if v.is_none() {
+            out.push(
+                Finding::fail("manifest.missing_key", format!("required key `{key}` is absent")).artifact(name),
+            );
+        }
+        v
+    };
+    let stmts = ctx.stmts;
+    let facts = stmts.facts();
+
+    let input = get("input_filename").cloned();
+    let rows = get("row_count").cloned();
+    let range = get("year_range").cloned();
+    let validation = get("validation_results").cloned();
+    let generated = get("generated_filenames").cloned();
+    let exec = get("execution_directory").cloned();
+
+    if let Some(v) = input {
+        match v.as_str() {
+            Some(s) if upload_base_name(s) == stmts.file_name => {}
+            _ => out.push(
+                Finding::fail(
+                    "manifest.input_filename",
+                    format!("input_filename is {v}; its base name must be `{}`", stmts.file_name),
+                )
+                .artifact(name)
+                .at(at("input_filename")),
+            ),
+        }
+    }
+    if let Some(v) = rows {
+        if v.as_u64() != Some(stmts.rows as u64) {
+            out.push(
+                Finding::fail("manifest.row_count", format!("row_count is {v}; the source has {} rows", stmts.rows))
+                    .artifact(name)
+                    .at(at("row_count")),
+            );
+        }
+    }
+    if let Some(v) = range {
+        let source_range = stmts
+            .valid_years()
+            .and_then(|y| Some((*y.first()?, *y.last()?)));
+        match parse_year_range(&v) {
+            None => out.push(
+                Finding::fail(
+                    "manifest.year_range",
+                    format!("year_range {v} is not [first, last], \"first-last\" or {{\"start\", \"end\"}} with integer years"),
+                )
+                .artifact(name)
+                .at(at("year_range")),
+            ),
+            Some(r) => {
+                reading.year_range = Some(r);
+                if let Some(s) = source_range {
+                    if r != s {
+                        out.push(
+                            Finding::fail(
+                                "manifest.year_range",
+                                format!("year_range is {}–{}; the source covers {}–{}", r.0, r.1, s.0, s.1),
+                            )
+                            .artifact(name)
+                            .at(at("year_range")),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if let Some(v) = validation {
+        match v.as_object() {
+            None => out.push(
+                Finding::fail("manifest.validation_results", format!("validation_results is a {}, not an object", kind(&v)))
+                    .artifact(name)
+                    .at(at("validation_results")),
+            ),
+            Some(vr) => {
+                let key = spec.manifest.identity_claim.as_str();
+                match vr.get(key) {
+                    None => out.push(
+                        Finding::fail("manifest.identity_claim", format!("validation_results.{key} is absent"))
+                            .artifact(name)
+                            .at(at("validation_results")),
+                    ),
+                    Some(Value::Bool(b)) if *b == facts.identity_every_row => {}
+                    Some(Value::Bool(b)) => out.push(
+                        Finding::fail(
+                            "manifest.identity_claim",
+                            format!(
+                                "claims {key} = {b}, but vouch found the accounting identity {} in every row of the source",
+                                if facts.identity_every_row { "holds" } else { "does not hold" }
+                            ),
+                        )
+                        .artifact(name)
+                        .at(at(key)),
+                    ),
+                    Some(other) => out.push(
+                        Finding::fail("manifest.identity_claim", format!("{key} is {other}, not a JSON boolean"))
+                            .artifact(name)
+                            .at(at(key)),
+                    ),
+                }
+                for claim in &spec.manifest.claims {
+                    let Some(truth) = fact(&facts, &claim.fact) else { continue };
+                    for n in &claim.names {
+                        let Some(v) = vr.get(n) else { continue };
+                        match v {
+                            Value::Bool(b) if *b == truth => {}
+                            _ => out.push(
+                                Finding::fail(
+                                    "manifest.claim",
+                                    format!("claims {n} = {v}, but vouch found it {truth} for the source"),
+                                )
+                                .artifact(name)
+                                .at(at(n)),
+                            ),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if let Some(v) = generated {
+        check_generated(ctx, &v, name, at("generated_filenames"), out);
+    }
+    if let Some(v) = exec {
+        let expected = spec.manifest.execution_directory.as_str();
+        if v.as_str().map(|s| s.trim_end_matches('/')) != Some(expected) {
+            out.push(
+                Finding::fail("manifest.execution_directory", format!("execution_directory is {v}; expected \"{expected}\""))
+                    .artifact(name)
+                    .at(at("execution_directory")),
+            );
+        }
+    }
+    reading
+}
+
+fn check_generated(ctx: &Context, v: &Value, name: &str, loc: Location, out: &mut Vec<Finding>) {
+    let Some(list) = v.as_array() else {
+        out.push(
+            Finding::fail("manifest.generated_filenames", format!("generated_filenames is a {}, not a list", kind(v)))
+                .artifact(name)
+                .at(loc),
+        );
+        return;
+    };
+    let dir = ctx.spec.manifest.execution_directory.trim_end_matches('/');
+    let mut bases = Vec::new();
+    for entry in list {
+        let Some(s) = entry.as_str() else {
+            out.push(
+                Finding::fail("manifest.generated_filenames", format!("entry {entry} is not a string"))
+                    .artifact(name)
+                    .at(loc.clone()),
+            );
+            continue;
+        };
+        let base = s.rsplit('/').next().unwrap_or(s);
+        if s.contains('/') && s.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) != Some(base) {
+            out.push(
+                Finding::fail("manifest.generated_filenames", format!("`{s}` is not a file directly under {dir}"))
+                    .artifact(name)
+                    .at(loc.clone()),
+            );
+        }
+        if !ctx.bundle.names.contains(base) {
+            out.push(
+                Finding::fail("manifest.generated_filenames", format!("`{s}` is listed but the bundle has no `{base}`"))
+                    .artifact(name)
+                    .at(loc.clone()),
+            );
+        }
+        bases.push(base.to_string());
+    }
+    for artifact in ctx.spec.artifacts.all() {
+        if !bases.iter().any(|b| b == artifact) {
+            out.push(
+                Finding::fail("manifest.generated_filenames", format!("`{artifact}` is not listed"))
+                    .artifact(name)
+                    .at(loc.clone()),
+            );
+        }
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "list",
+        Value::Object(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn strips_paths_and_hex_upload_prefixes() {
+        assert_eq!(upload_base_name("/mnt/data/3f9a0c-northstar.csv"), "northstar.csv");
+        assert_eq!(upload_base_name("northstar.csv"), "northstar.csv");
+        assert_eq!(upload_base_name("not-hex-name.csv"), "not-hex-name.csv");
+    }
+
+    #[test]
+    fn reads_every_year_range_shape() {
+        assert_eq!(parse_year_range(&json!([2021, 2025])), Some((2021, 2025)));
+        assert_eq!(parse_year_range(&json!("2021-2025")), Some((2021, 2025)));
+        assert_eq!(parse_year_range(&json!({"start": 2021, "end": 2025})), Some((2021, 2025)));
+        assert_eq!(parse_year_range(&json!([2021.5, 2025])), None);
+        assert_eq!(parse_year_range(&json!("FY21-FY25")), None);
+    }
 }

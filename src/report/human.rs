@@ -46,7 +46,10 @@ pub fn render(report: &Report, style: &Style) -> String {
         }
         let _ = writeln!(out, "{}", f.message);
         if let Some(n) = &f.number {
-            let mut parts = vec![format!("printed {}", n.printed)];
+            let mut parts = Vec::new();
+            if !n.printed.is_empty() {
+                parts.push(format!("printed {}", n.printed));
+            }
             if let Some(i) = &n.interval {
                 parts.push(format!("interval {i}"));
             }
@@ -61,11 +64,7 @@ pub fn render(report: &Report, style: &Style) -> String {
             }
             let _ = writeln!(out, "   = {}", parts.join(", "));
             if let Some(fm) = &n.formula {
-                let variant = n
-                    .variant
-                    .as_deref()
-                    .map(|v| format!(" (variant {v})"))
-                    .unwrap_or_default();
+                let variant = n.variant.as_deref().map(|v| format!(" (variant {v})")).unwrap_or_default();
                 let _ = writeln!(out, "   = formula: {fm}{variant}");
             }
         }
@@ -86,11 +85,7 @@ pub fn render(report: &Report, style: &Style) -> String {
             "{}: not checked: {}{}",
             paint("note", "1;35", style.color),
             names.join(", "),
-            if report.source_faulty() {
-                " (they need a valid source)"
-            } else {
-                ""
-            }
+            if report.source_faulty() { " (they need a valid source)" } else { "" }
         );
     }
     let summary = report.check_summary();

@@ -13,10 +13,7 @@ use std::fmt;
 pub enum Expr {
     Lit(Num),
     /// A name as written; `slot` is filled by [`Expr::resolve`].
-    Name {
-        name: String,
-        slot: Option<Ref>,
-    },
+    Name { name: String, slot: Option<Ref> },
     Neg(Box<Expr>),
     Bin(Op, Box<Expr>, Box<Expr>),
     Call(Func, Box<Expr>),
@@ -307,7 +304,10 @@ impl Parser<'_> {
         let start = self.pos;
         match self.peek() {
             Some(c) if c.is_ascii_digit() || c == b'.' => {
-                while self.peek().is_some_and(|c| c.is_ascii_digit() || c == b'.') {
+                while self
+                    .peek()
+                    .is_some_and(|c| c.is_ascii_digit() || c == b'.')
+                {
                     self.pos += 1;
                 }
                 let lit = &self.src[start..self.pos];
@@ -391,10 +391,7 @@ mod tests {
 
     #[test]
     fn undefined_cases() {
-        assert_eq!(
-            eval("growth(x)", &[Some("1")], 0),
-            Err(Undefined::FirstYear)
-        );
+        assert_eq!(eval("growth(x)", &[Some("1")], 0), Err(Undefined::FirstYear));
         assert_eq!(
             eval("growth(x)", &[Some("0"), Some("3")], 1),
             Err(Undefined::ZeroDenominator)

@@ -1,0 +1,330 @@
+//! `movements.*`: the flags in `unusual_movements.csv` against the expected set (contract §3):
+//! every expected (year, item) present, no spurious or unknown rows, change values right under
+//! §7 with their scale detected per column.
+
+mod table;
+
+use crate::checks::metrics::MetricsReading;
+use crate::checks::Context;
+use crate::names::{fold, parse_year_label, percent_hint, tokens};
+use crate::numbers::{fit_scale, judge, parse_number, show, show_k, Agreement, Num, Printed, Scale};
+use crate::recompute::{Basis, Flag, ItemRef, Truth};
+use crate::report::registry::CheckDef;
+use crate::report::{Family, Finding, Location, NumberDetail};
+use crate::source::Statements;
+use crate::spec::{RuleItems, Spec};
+
+pub const CHECKS: &[CheckDef] = crate::checks![Family::Movements;
+    "movements.unreadable", Fail, "unusual_movements.csv is not UTF-8 text.";
+    "movements.parse", Fail, "unusual_movements.csv is not a CSV table with year and item columns.";
+    "movements.missing", Fail, "An expected flag (year, item) is absent.";
+    "movements.spurious", Fail, "A listed (year, item) is not supported by any rule.";
+    "movements.unknown_item", Fail, "A row's item is neither a source line item nor a §2 metric.";
+    "movements.rule_mismatch", Warn, "A row names a rule that does not fire, while another rule supports the pair.";
+    "movements.extra_flag", Info, "A row is supported only by an accepted extra rule (15 % move of a metric or derived column).";
+    "movements.change", Fail, "A printed change value disagrees with the rule's change (wrong value or sign); warns within one unit.";
+];
+
+/// A row's item once resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Resolved {
+    item: ItemRef,
+    /// The item was written as a rule id, which then refers to that rule only.
+    only_rule: Option<usize>,
+}
+
+fn resolve_item(name: &str, spec: &Spec, stmts: &Statements) -> Option<Resolved> {
+    let folded = fold(name);
+    if let Some(r) = spec.rule_index(&folded) {
+        if let RuleItems::Metric(m) = spec.movements.rules[r].items {
+            return Some(Resolved { item: ItemRef::Metric(m), only_rule: Some(r) });
+        }
+    }
+    if let Some(i) = stmts.item_named(&folded, spec) {
+        return Some(Resolved { item: ItemRef::Line(i), only_rule: None });
+    }
+    spec.metric_named(&folded).map(|m| Resolved { item: ItemRef::Metric(m), only_rule: None })
+}
+
+/// Map a rule cell to a rule id: folds to an id, else the first rule whose token sequence the
+/// folded tokens contain.
+fn resolve_rule(text: &str, spec: &Spec) -> Option<usize> {
+    let folded = fold(text);
+    if let Some(r) = spec.rule_index(&folded) {
+        return Some(r);
+    }
+    let toks: Vec<&str> = tokens(&folded).collect();
+    spec.movements.rules.iter().position(|rule| {
+        rule.tokens.iter().any(|seq| {
+            let seq: Vec<&str> = seq.iter().map(String::as_str).collect();
+            !seq.is_empty() && toks.windows(seq.len()).any(|w| w == seq.as_slice())
+        })
+    })
+}
+
+fn rule_applies(spec: &Spec, r: usize, item: ItemRef) -> bool {
+    match (&spec.movements.rules[r].items, item) {
+        (RuleItems::LineItems, ItemRef::Line(_)) => true,
+        (RuleItems::Metric(m), ItemRef::Metric(i)) => *m == i,
+        _ => false,
+    }
+}
+
+fn item_name(spec: &Spec, stmts: &Statements, item: ItemRef) -> String {
+    match item {
+        ItemRef::Line(i) => stmts.items[i].name.clone(),
+        ItemRef::Metric(m) => spec.metrics[m].id.clone(),
+    }
+}
+
+fn basis_name(spec: &Spec, b: Basis) -> String {
+    match b {
+        Basis::Rule(r) => spec.movements.rules[r].id.clone(),
+        Basis::MetricGrowth { .. } => "15 % move of a metric".into(),
+    }
+}
+
+/// The flags that support a row's pair, given the variants the metrics file uses.
+fn supporting<'a>(truth: &'a Truth, metrics: &MetricsReading, t: usize, item: ItemRef) -> Vec<&'a Flag> {
+    truth
+        .flags
+        .iter()
+        .filter(|f| f.t == t && f.item == item)
+        .filter(|f| match (f.basis, f.item) {
+            (Basis::MetricGrowth { variant }, ItemRef::Metric(m)) => variant == metrics.variant(m),
+            _ => true,
+        })
+        .collect()
+}
+
+struct Judged<'a> {
+    row: &'a table::Row,
+    t: usize,
+    flags: Vec<&'a Flag>,
+    printed: Option<Printed>,
+}
+
+pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
+    let spec = ctx.spec;
+    let name = spec.artifacts.movements.as_str();
+    let Some(truth) = ctx.truth else { return };
+    let Some(text) = ctx.text(name, "movements.unreadable", out) else { return };
+    let table = match table::parse(text, spec) {
+        Ok(t) => t,
+        Err(table::TableError::Csv(e)) => {
+            out.push(Finding::fail("movements.parse", format!("not a readable CSV table: {e}")).artifact(name));
+            return;
+        }
+        Err(table::TableError::MissingColumn(what, header)) => {
+            out.push(
+                Finding::fail("movements.parse", format!("no {what} column found in header `{header}`")).artifact(name),
+            );
+            return;
+        }
+    };
+    let stmts = ctx.stmts;
+    let mut listed: Vec<(usize, ItemRef)> = Vec::new();
+    let mut judged: Vec<Judged> = Vec::new();
+    for row in &table.rows {
+        let loc = Location { line: Some(row.line), row: Some(row.row), ..Default::default() };
+        let Some(res) = resolve_item(&row.item, spec, stmts) else {
+            out.push(
+                Finding::fail(
+                    "movements.unknown_item",
+                    format!("`{}` is neither a source line item nor a §2 metric", row.item),
+                )
+                .artifact(name)
+                .at(Location { column: Some("item".into()), ..loc }),
+            );
+            continue;
+        };
+        let year = parse_year_label(&row.year);
+        let t = year.and_then(|y| truth.year_index(y));
+        let Some(t) = t.filter(|&t| t > 0) else {
+            out.push(
+                Finding::fail(
+                    "movements.spurious",
+                    format!(
+                        "`{}` is not a year after the first source year ({}–{}); no movement can be flagged for it",
+                        row.year,
+                        truth.years[0],
+                        truth.years[truth.years.len() - 1]
+                    ),
+                )
+                .artifact(name)
+                .at(Location { column: Some("year".into()), ..loc }),
+            );
+            continue;
+        };
+        let loc = Location { year: Some(truth.years[t]), ..loc };
+        listed.push((t, res.item));
+        let mut flags = supporting(truth, metrics, t, res.item);
+        if let Some(r) = res.only_rule {
+            flags.retain(|f| f.basis == Basis::Rule(r));
+        }
+        let item = item_name(spec, stmts, res.item);
+        if flags.is_empty() {
+            out.push(
+                Finding::fail(
+                    "movements.spurious",
+                    format!("{item} in {} is flagged but no rule fires for it", truth.years[t]),
+                )
+                .artifact(name)
+                .at(loc),
+            );
+            continue;
+        }
+        let named = row
+            .rule
+            .as_deref()
+            .filter(|r| !r.is_empty())
+            .and_then(|r| resolve_rule(r, spec))
+            .filter(|&r| rule_applies(spec, r, res.item));
+        if let Some(r) = named {
+            if flags.iter().any(|f| f.basis == Basis::Rule(r)) {
+                flags.retain(|f| f.basis == Basis::Rule(r));
+            } else {
+                out.push(
+                    Finding::warn(
+                        "movements.rule_mismatch",
+                        format!(
+                            "{item} in {}: rule `{}` does not fire, but {} does",
+                            truth.years[t],
+                            spec.movements.rules[r].id,
+                            basis_name(spec, flags[0].basis)
+                        ),
+                    )
+                    .artifact(name)
+                    .at(loc.clone()),
+                );
+            }
+        }
+        if flags.iter().all(|f| !f.required) {
+            out.push(
+                Finding::info(
+                    "movements.extra_flag",
+                    format!("{item} in {} is supported by an accepted extra rule ({})", truth.years[t], basis_name(spec, flags[0].basis)),
+                )
+                .artifact(name)
+                .at(loc.clone()),
+            );
+        }
+        let printed = row.change.as_deref().filter(|c| !spec.is_blank(c)).and_then(|c| {
+            let p = parse_number(c);
+            if p.is_none() {
+                out.push(
+                    Finding::fail("movements.change", format!("change `{c}` is not a number"))
+                        .artifact(name)
+                        .at(loc.clone()),
+                );
+            }
+            p
+        });
+        judged.push(Judged { row, t, flags, printed });
+    }
+
+    // Scale of the change column by fit over all rows' candidate values.
+    let pairs: Vec<(Num, Printed)> = judged
+        .iter()
+        .filter_map(|j| {
+            let p = j.printed.as_ref()?;
+            let best = j
+                .flags
+                .iter()
+                .flat_map(|f| f.changes.iter())
+                .min_by_key(|x| {
+                    let a = judge(x, p, &Scale::Fraction.factor()).agreement;
+                    let b = judge(x, p, &Scale::Hundred.factor()).agreement;
+                    a.min(b)
+                })?;
+            Some((best.clone(), p.clone()))
+        })
+        .collect();
+    let hint = table.change_header.as_deref().is_some_and(percent_hint);
+    let scale = fit_scale(pairs.iter().map(|(x, p)| (x, p)), hint).scale;
+    for j in &judged {
+        let Some(p) = &j.printed else { continue };
+        let s = if p.percent { Scale::Hundred } else { scale };
+        let candidates: Vec<(&Num, &Flag)> = j.flags.iter().flat_map(|f| f.changes.iter().map(move |c| (c, *f))).collect();
+        let Some((best_a, x, flag)) = candidates
+            .iter()
+            .map(|(x, f)| (judge(x, p, &s.factor()).agreement, *x, *f))
+            .min_by_key(|(a, _, _)| *a)
+        else {
+            continue;
+        };
+        if best_a == Agreement::Pass {
+            continue;
+        }
+        let jd = judge(x, p, &s.factor());
+        let places = p.decimals.max(0) as u32 + 3;
+        let detail = NumberDetail {
+            printed: p.raw.clone(),
+            interval: Some(p.interval().to_string()),
+            recomputed: Some(show(&(x * s.factor()), places)),
+            k: Some(show_k(&jd.k)),
+            formula: Some(match flag.basis {
+                Basis::Rule(r) => spec.movements.rules[r].change.to_string(),
+                Basis::MetricGrowth { .. } => spec.movements.extra_growth_change.to_string(),
+            }),
+            variant: Some(basis_name(spec, flag.basis)),
+            scale: Some(s.name().into()),
+        };
+        let item = item_name(spec, stmts, flag.item);
+        let year = truth.years[j.t];
+        let loc = Location {
+            line: Some(j.row.line),
+            row: Some(j.row.row),
+            column: table.change_header.clone(),
+            year: Some(year),
+        };
+        let negated = judge(&-x.clone(), p, &s.factor()).agreement == Agreement::Pass;
+        let f = if best_a == Agreement::Warn {
+            Finding::warn(
+                "movements.change",
+                format!("{item} in {year}: change `{}` is off by more than half a unit of its last digit", p.raw),
+            )
+        } else if negated {
+            Finding::fail("movements.change", format!("{item} in {year}: change `{}` has the wrong sign", p.raw))
+        } else {
+            Finding::fail("movements.change", format!("{item} in {year}: change `{}` does not match the recomputed change", p.raw))
+        };
+        out.push(f.artifact(name).at(loc).number(detail));
+    }
+
+    // Every expected pair must be listed.
+    let mut reported: Vec<(usize, ItemRef)> = Vec::new();
+    for f in truth.expected() {
+        if listed.contains(&(f.t, f.item)) || reported.contains(&(f.t, f.item)) {
+            continue;
+        }
+        reported.push((f.t, f.item));
+        let Basis::Rule(r) = f.basis else { continue };
+        let rule = &spec.movements.rules[r];
+        let x = &f.changes[0];
+        out.push(
+            Finding::fail(
+                "movements.missing",
+                format!(
+                    "{} in {} should be flagged by `{}`: change {} {unit}, threshold {}{} {unit}",
+                    item_name(spec, stmts, f.item),
+                    f.year,
+                    rule.id,
+                    show(&(x * Scale::Hundred.factor()), 2),
+                    if rule.absolute { "|change| ≥ " } else { "change ≥ " },
+                    show(&(rule.threshold.clone() * Scale::Hundred.factor()), 0),
+                    unit = if matches!(rule.unit, crate::spec::Unit::Points) { "points" } else { "%" },
+                ),
+            )
+            .artifact(name)
+            .at(Location { year: Some(f.year), ..Default::default() })
+            .number(NumberDetail {
+                printed: String::new(),
+                recomputed: Some(show(x, 6)),
+                formula: Some(rule.change.to_string()),
+                variant: Some(rule.id.clone()),
+                ..Default::default()
+            }),
+        );
+    }
+}
