@@ -40,3 +40,298 @@ fn the_good_memo_has_no_memo_warnings_or_failures() {
         .collect();
     assert!(bad.is_empty(), "{}", dump(&r));
 }
+
+fn findings_of<'a>(r: &'a Report, id: &str) -> Vec<&'a Finding> {
+    r.findings.iter().filter(|f| f.id == id).collect()
+}
+
+#[test]
+fn a_wrong_net_margin_for_fiscal_2022_fails_on_its_line() {
+    // The data give net income 27.9 / revenue 1,038.4 = 2.69 % for FY2022.
+    let m = edited(
+        "Net margin was 8.13% in FY2025.",
+        "Net margin was 2.96% in fiscal 2022.",
+    );
+    let r = verify_memo(&m);
+    let f = findings_of(&r, "memo.contradicted_number");
+    assert_eq!(f.len(), 1, "{}", dump(&r));
+    assert_eq!(f[0].status, Status::Fail);
+    assert_eq!(f[0].location.line, Some(line_of(&m, "fiscal 2022")));
+    let n = f[0].number.as_ref().unwrap();
+    assert_eq!(n.printed, "2.96%");
+    assert_eq!(n.recomputed.as_deref(), Some("2.68683"));
+}
+
+#[test]
+fn the_right_net_margin_for_fiscal_2022_passes() {
+    let r = verify_memo(&edited(
+        "Net margin was 8.13% in FY2025.",
+        "Net margin was 2.69% in fiscal 2022.",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn deferred_revenue_is_not_read_as_revenue() {
+    // 468.2 is deferred revenue in FY2024; revenue was 1,352.9.
+    let ok = edited(
+        "Deferred revenue rose 6.02% in FY2024",
+        "Deferred revenue was $468.2 million in FY2024",
+    );
+    assert!(findings_of(&verify_memo(&ok), "memo.contradicted_number").is_empty());
+    let bad = edited(
+        "Deferred revenue rose 6.02% in FY2024",
+        "Deferred revenue was $1,352.9 million in FY2024",
+    );
+    let r = verify_memo(&bad);
+    assert_eq!(
+        findings_of(&r, "memo.contradicted_number").len(),
+        1,
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn interest_coverage_is_not_read_as_interest() {
+    let r = verify_memo(&edited(
+        "Interest coverage was 9.04x in FY2025.",
+        "Interest coverage was 19.3x in FY2025.",
+    ));
+    assert_eq!(
+        findings_of(&r, "memo.contradicted_number").len(),
+        1,
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_forward_looking_question_about_fy2027_warns_but_does_not_fail() {
+    let m = edited(
+        "- Which customer cohorts drive growth",
+        "- What is management's FY2027 guidance for revenue growth, and which customer cohorts drive growth",
+    );
+    let r = verify_memo(&m);
+    let f = findings_of(&r, "memo.year_out_of_range");
+    assert_eq!(f.len(), 1, "{}", dump(&r));
+    assert_eq!(f[0].status, Status::Warn);
+    assert_eq!(f[0].location.line, Some(line_of(&m, "FY2027")));
+    assert!(
+        memo_findings(&r).iter().all(|f| f.status != Status::Fail),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_number_tied_to_a_year_outside_the_source_fails() {
+    let r = verify_memo(&edited(
+        "Capex was $92.6 million in FY2025.",
+        "Capex will be $95.0 million in FY2026.",
+    ));
+    assert!(
+        has(&r, "memo.number_out_of_range", Status::Fail),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_change_may_be_written_as_its_magnitude() {
+    // Cash conversion fell from 3.16x to 2.30x in FY2025: a change of -0.86.
+    let r = verify_memo(&edited(
+        "Cash conversion was 2.30x in FY2025.",
+        "Cash conversion fell by 0.86x in FY2025.",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+    // Operating margin rose 2.66 points in FY2025; 266 bps says the same.
+    let r = verify_memo(&edited(
+        "Operating margin widened by 2.66 points in FY2025.",
+        "Operating margin widened by 266 bps in FY2025.",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_wrong_sign_on_a_change_is_contradicted() {
+    let r = verify_memo(&edited(
+        "Interest expense rose 20.67% in FY2023.",
+        "Interest expense changed -20.67% in FY2023.",
+    ));
+    assert!(
+        has(&r, "memo.contradicted_number", Status::Fail),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_bare_number_is_read_as_a_fraction_or_times_100() {
+    for s in [
+        "Net margin was 0.0813 in FY2025.",
+        "Net margin was 8.13 in FY2025.",
+    ] {
+        let r = verify_memo(&edited("Net margin was 8.13% in FY2025.", s));
+        assert!(
+            findings_of(&r, "memo.contradicted_number").is_empty(),
+            "{s}\n{}",
+            dump(&r)
+        );
+    }
+}
+
+#[test]
+fn a_tied_number_where_the_value_is_undefined_is_contradicted() {
+    let r = verify_memo(&edited(
+        "ROE was 4.19% in FY2022.",
+        "ROE was 4.19% in FY2021.",
+    ));
+    let f = findings_of(&r, "memo.contradicted_number");
+    assert_eq!(f.len(), 1, "{}", dump(&r));
+    assert_eq!(
+        f[0].number.as_ref().unwrap().recomputed.as_deref(),
+        Some("undefined")
+    );
+}
+
+#[test]
+fn contract_thresholds_are_not_checked() {
+    let r = verify_memo(&edited(
+        "Deferred revenue rose 6.02% in FY2024 (",
+        "Deferred revenue rose 6.02% in FY2024, above no 15% threshold, nor 2 points (",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_sentence_naming_two_years_or_two_items_ties_nothing() {
+    let r = verify_memo(&edited(
+        "Capex was $92.6 million in FY2025.",
+        "Capex was $99.9 million in FY2025 against FY2024. Capex and revenue were $99.9 million in FY2025.",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn setext_and_numbered_headings_count_as_sections() {
+    let m = edited(
+        "## Executive view\n",
+        "Executive view:\n=================\n",
+    )
+    .replacen("## Profitability\n", "## 3. Profitability\n", 1)
+    .replacen("## Bull case\n", "## Section 7: Bull case\n", 1)
+    .replacen("## Conclusion\n", "### XI. Conclusion\n", 1);
+    let r = verify_memo(&m);
+    assert!(
+        findings_of(&r, "memo.missing_section").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn kpi_table_with_years_as_rows_is_checked() {
+    let m = memo();
+    let start = m.find("| Metric | FY2021").unwrap();
+    let end = start + m[start..].find("\n\n").unwrap();
+    let rows = "| Year | Net margin | Current ratio | ROA |\n|---|---|---|---|\n\
+                | 2021 | 1.69% | 1.63x | n/a |\n| 2022 | 2.69% | 1.61x | 1.81% |\n| 2023 | 4.53% | 1.59x | 3.20% |\n\
+                | 2024 | 5.88% | 1.71x | 4.10% |\n| 2025 | 8.13% | 1.65x | 5.73% |";
+    let good = format!("{}{}{}", &m[..start], rows, &m[end..]);
+    let r = verify_memo(&good);
+    assert!(
+        memo_findings(&r).iter().all(|f| f.status < Status::Warn),
+        "{}",
+        dump(&r)
+    );
+    let bad = good.replace("| 2023 | 4.53% |", "| 2023 | 4.35% |");
+    let r = verify_memo(&bad);
+    let f = findings_of(&r, "memo.kpi_value");
+    assert_eq!(f.len(), 1, "{}", dump(&r));
+    assert_eq!(f[0].location.year, Some(2023));
+    assert_eq!(f[0].location.line, Some(line_of(&bad, "| 2023 | 4.35%")));
+}
+
+#[test]
+fn kpi_fractions_are_scaled_by_fit_and_fill_the_reading() {
+    let m = edited(
+        "| Gross margin | 70.91% | 71.56% | 72.19% | 72.53% | 73.16% |",
+        "| Gross margin | 0.7091 | 0.7156 | 0.7219 | 0.7253 | 0.7316 |",
+    );
+    let r = verify_memo(&m);
+    assert!(
+        memo_findings(&r).iter().all(|f| f.status < Status::Warn),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn evidence_needs_a_year_and_a_file_in_the_same_paragraph() {
+    let r = verify_memo(&edited(
+        "Capital expenditures rose 57.70% in FY2023 (northstar_cloud_financial_statements.csv).",
+        "Capital expenditures rose 57.70% in FY2023.",
+    ));
+    let f = findings_of(&r, "memo.missing_evidence");
+    assert_eq!(f.len(), 1, "{}", dump(&r));
+    assert!(f[0].message.contains("capex"));
+}
+
+#[test]
+fn upload_prefixes_and_paths_are_stripped_from_file_citations_and_urls_are_ignored() {
+    let r = verify_memo(&edited(
+        "(northstar_cloud_financial_statements.csv). Interest",
+        "(/mnt/data/3fa2b9-northstar_cloud_financial_statements.csv, see https://example.com/other.csv). Interest",
+    ));
+    assert!(
+        findings_of(&r, "memo.unknown_file").is_empty(),
+        "{}",
+        dump(&r)
+    );
+    let r = verify_memo(&edited(
+        "in financial_trends.svg keeps",
+        "in [the chart](charts/trends.svg) keeps",
+    ));
+    assert_eq!(
+        findings_of(&r, "memo.unknown_file").len(),
+        1,
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_numbered_list_item_is_not_a_heading_but_says_why() {
+    let r = verify_memo(&edited("## Executive view\n", "1. Executive view\n"));
+    assert!(
+        has(&r, "memo.missing_section", Status::Fail),
+        "{}",
+        dump(&r)
+    );
+    assert!(
+        has(&r, "memo.heading_lookalike", Status::Warn),
+        "{}",
+        dump(&r)
+    );
+}

@@ -63,34 +63,48 @@ pub fn check(spec: &Spec, doc: &Doc, out: &mut Vec<Finding>) -> Vec<Option<Secti
         });
     }
 
-    // Look-alikes: paragraph lines whose whole text reads as a section name.
-    let mut lookalike_lines = Vec::new();
-    for b in doc.blocks.iter().filter(|b| b.kind == BlockKind::Paragraph) {
+    // Look-alikes: paragraph lines (and, for a section with no heading, list items) whose whole
+    // text reads as a section name. A list item that merely names a present section is a table of
+    // contents, not a mistake.
+    let mut lookalike: Vec<Option<usize>> = vec![None; keys.len()];
+    for b in &doc.blocks {
+        let list = match b.kind {
+            BlockKind::Paragraph => false,
+            BlockKind::ListItem => true,
+            _ => continue,
+        };
         let mut offset = 0;
         for line_text in b.text.split('\n') {
-            let key = heading_key(line_text);
-            if let Some(s) = keys.iter().position(|k| *k == key) {
-                let line = b.line_at(offset);
-                let raw = doc.lines.get(line - 1).map_or("", |l| l.trim());
-                let what = if raw.starts_with("**") || raw.starts_with("__") {
-                    "a bold line"
-                } else {
-                    "a plain line"
-                };
-                lookalike_lines.push(line);
-                out.push(
-                    Finding::warn(
-                        "memo.heading_lookalike",
-                        format!(
-                            "`{}` is {what}, not a Markdown heading, though it reads like the section `{}`; \
-                             write it as a heading (`## {}`) so readers and tools can find the section",
-                            raw, spec.memo.sections[s], spec.memo.sections[s]
-                        ),
-                    )
-                    .line(line),
-                );
-            }
+            let here = offset;
             offset += line_text.len() + 1;
+            let key = heading_key(line_text);
+            let Some(s) = keys.iter().position(|k| *k == key) else {
+                continue;
+            };
+            if list && spans[s].is_some() {
+                continue;
+            }
+            let line = b.line_at(here);
+            let raw = doc.lines.get(line - 1).map_or("", |l| l.trim());
+            let what = if list {
+                "a list item"
+            } else if raw.starts_with("**") || raw.starts_with("__") {
+                "a bold line"
+            } else {
+                "a plain line"
+            };
+            lookalike[s].get_or_insert(line);
+            out.push(
+                Finding::warn(
+                    "memo.heading_lookalike",
+                    format!(
+                        "`{raw}` is {what}, not a Markdown heading, though it reads like the section `{0}`; \
+                         write it as a heading (`## {0}`) so readers and tools can find the section",
+                        spec.memo.sections[s]
+                    ),
+                )
+                .line(line),
+            );
         }
     }
 
@@ -105,11 +119,7 @@ pub fn check(spec: &Spec, doc: &Doc, out: &mut Vec<Finding>) -> Vec<Option<Secti
                          this section so the memo covers every part of the analysis"
                     ),
                 );
-                if let Some(&l) = lookalike_lines.iter().find(|&&l| {
-                    doc.lines
-                        .get(l - 1)
-                        .is_some_and(|t| heading_key(t.trim_matches(['*', '_', ' '])) == keys[s])
-                }) {
+                if let Some(l) = lookalike[s] {
                     f = f.line(l);
                 }
                 out.push(f);

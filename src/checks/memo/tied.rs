@@ -16,13 +16,35 @@ use crate::checks::Context;
 use crate::numbers::{int, judge, parse_decimal, show_auto, show_k, Agreement, Judgement, Num};
 use crate::recompute::Truth;
 use crate::report::{Finding, Location, NumberDetail};
-use num_traits::Signed;
+use num_traits::{Signed, Zero};
 use std::collections::BTreeSet;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Value,
+    Change,
+    Relative,
+}
 
 /// One value a tied number may stand for.
 struct Candidate {
     what: String,
+    kind: Kind,
     value: Num,
+}
+
+impl Candidate {
+    /// The candidate as a reader would write it: ratios and relative changes in percent,
+    /// changes of a ratio in points, everything else plain.
+    fn show(&self, ratio: bool) -> String {
+        match (self.kind, ratio) {
+            (Kind::Relative, _) | (Kind::Value, true) => {
+                format!("{}%", show_auto(&(&self.value * int(100))))
+            }
+            (Kind::Change, true) => format!("{} points", show_auto(&(&self.value * int(100)))),
+            _ => show_auto(&self.value),
+        }
+    }
 }
 
 fn entity_name(ctx: &Context, e: Entity) -> String {
@@ -87,40 +109,37 @@ fn candidates(
         let Some(Some(x)) = s.get(t) else { continue };
         out.push(Candidate {
             what: format!("value{variant}"),
+            kind: Kind::Value,
             value: x.clone(),
         });
         let Some(Some(p)) = t.checked_sub(1).and_then(|u| s.get(u)) else {
             continue;
         };
         let diff = x - p;
-        let mut changes = vec![("change", diff.clone())];
-        if !p.is_zero_value() {
-            changes.push(("relative change", &diff / p.abs()));
-            changes.push(("relative change (signed base)", &diff / p));
+        let mut changes = vec![("change", Kind::Change, diff.clone())];
+        if !p.is_zero() {
+            changes.push(("relative change", Kind::Relative, &diff / p.abs()));
+            if p.is_negative() {
+                changes.push(("relative change (signed base)", Kind::Relative, &diff / p));
+            }
         }
-        for (what, c) in changes {
+        for (what, kind, c) in changes {
+            // The magnitude first, then the signed change when it differs.
             out.push(Candidate {
                 what: format!("{what}{variant}"),
+                kind,
                 value: c.abs(),
             });
             if c.is_negative() {
                 out.push(Candidate {
                     what: format!("{what}{variant}"),
+                    kind,
                     value: c,
                 });
             }
         }
     }
     out
-}
-
-trait ZeroValue {
-    fn is_zero_value(&self) -> bool;
-}
-impl ZeroValue for Num {
-    fn is_zero_value(&self) -> bool {
-        num_traits::Zero::is_zero(self)
-    }
 }
 
 /// Whether a mention is one of the contract's own thresholds (`15%`, `2 points`, `0.15`…).
@@ -279,22 +298,24 @@ fn judge_number(
     if j.agreement == Agreement::Pass {
         return;
     }
-    let primary = n.unit.scales()[0];
+    let ratio =
+        matches!(entity, Entity::Metric(m) if ctx.spec.metrics[m].unit == crate::spec::Unit::Ratio);
+    // Changes are listed signed (the magnitude is accepted too).
     let listed: Vec<String> = cands
         .iter()
-        .filter(|c| !(c.what.contains("change") && c.value.is_negative()))
-        .map(|c| format!("{} {}", c.what, show_auto(&(&c.value * int(primary)))))
+        .enumerate()
+        .filter(|(i, c)| c.kind == Kind::Value || cands.get(i + 1).is_none_or(|n| n.what != c.what))
+        .map(|(_, c)| format!("{} {}", c.what, c.show(ratio)))
         .collect();
     detail.recomputed = Some(show_auto(&(&c.value * int(scale))));
     detail.k = Some(show_k(&j.k));
     let msg = format!(
-        "“{sentence}” ties `{}` to {name} in {year}, but it matches none of the recomputed values ({}{}); \
-         nearest is the {} {} (k = {})",
+        "“{sentence}” ties `{}` to {name} in {year}, but it matches none of its recomputed values ({}); \
+         nearest is the {} {} (k = {} in units of the printed number's last digit)",
         p.raw,
         listed.join(", "),
-        if primary == 1 { "" } else { ", scaled to the printed unit" },
         c.what,
-        show_auto(&(&c.value * int(scale))),
+        c.show(ratio),
         show_k(&j.k)
     );
     let f = if j.agreement == Agreement::Warn {
