@@ -335,3 +335,49 @@ fn a_numbered_list_item_is_not_a_heading_but_says_why() {
         dump(&r)
     );
 }
+
+#[test]
+fn a_heading_number_is_not_a_figure() {
+    let r = verify_memo(&edited(
+        "## Profitability\n",
+        "## 2. Profitability: revenue in FY2025\n",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+    assert!(
+        findings_of(&r, "memo.missing_section").len() == 1,
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn pathological_memos_finish_quickly_without_panicking() {
+    let started = std::time::Instant::now();
+    let big_paragraph = format!(
+        "{}\n",
+        "Revenue was $1,498.3 million in FY2025. ".repeat(10_000)
+    );
+    let deep_quotes = format!("{} Revenue 12.5% FY2025\n", ">".repeat(5_000));
+    let deep_lists: String = (0..2_000)
+        .map(|i| format!("{}- item FY2025 revenue {i}\n", "  ".repeat(i % 200)))
+        .collect();
+    let wide_table = format!(
+        "## KPI table\n\n| Metric |{}\n|{}\n| Revenue |{}\n",
+        " FY2025 |".repeat(2_000),
+        "---|".repeat(2_001),
+        " $1,498.3 |".repeat(2_000)
+    );
+    for m in [big_paragraph, deep_quotes, deep_lists, wide_table] {
+        let r = verify_memo(&m);
+        assert!(has(&r, "memo.missing_section", Status::Fail));
+    }
+    assert!(
+        started.elapsed().as_secs() < 60,
+        "took {:?}",
+        started.elapsed()
+    );
+}

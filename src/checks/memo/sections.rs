@@ -33,6 +33,14 @@ fn numbering() -> &'static Regex {
     })
 }
 
+/// The length of a heading's leading numbering (`3. `, `III. `, `Section 3: `), 0 when none.
+pub fn numbering_len(text: &str) -> usize {
+    let lead = text.len() - text.trim_start().len();
+    numbering()
+        .find(text.trim_start())
+        .map_or(0, |m| lead + m.end())
+}
+
 /// The folded name a heading (or a line that looks like one) stands for.
 pub fn heading_key(text: &str) -> String {
     let t = text.trim();

@@ -9,6 +9,7 @@
 use super::kpi::variants;
 use super::numbers::{numbers, NumberMention, Unit};
 use super::parse::{BlockKind, Doc};
+use super::sections::numbering_len;
 use super::vocabulary::{words, Entity, Vocabulary};
 use super::{quote, sentences, Scan};
 use crate::checks::metrics::MetricsReading;
@@ -17,7 +18,7 @@ use crate::numbers::{int, judge, parse_decimal, show_auto, show_k, Agreement, Ju
 use crate::recompute::Truth;
 use crate::report::{Finding, Location, NumberDetail};
 use num_traits::{Signed, Zero};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -174,61 +175,81 @@ pub fn check(
 ) {
     let vocab = Vocabulary::new(ctx.spec, ctx.stmts);
     let mut reported: BTreeSet<(usize, usize)> = BTreeSet::new();
+    let mut cache: HashMap<(Entity, usize), Vec<Candidate>> = HashMap::new();
     for (block, scan) in doc.blocks.iter().zip(scans) {
         if block.kind == BlockKind::Code {
             continue;
         }
         let text = &scan.masked;
         let all_words = words(text);
+        // A heading's own numbering (`3.`, `Section 2:`) is not a figure.
+        let skip_before = if block.kind == BlockKind::Heading {
+            numbering_len(text)
+        } else {
+            0
+        };
         for (s, e) in sentences(block, text) {
-            let ws: Vec<_> = all_words
-                .iter()
-                .filter(|w| w.start >= s && w.end <= e)
-                .cloned()
-                .collect();
+            // Words and years are in text order: slice them by binary search.
+            let ws = &all_words[all_words.partition_point(|w| w.start < s)
+                ..all_words.partition_point(|w| w.end <= e)];
             let entities: BTreeSet<Entity> =
-                vocab.mentions(&ws).into_iter().map(|m| m.entity).collect();
-            let years: BTreeSet<i32> = scan
-                .years
-                .iter()
-                .filter(|y| y.start >= s && y.end <= e)
-                .map(|y| y.year)
-                .collect();
+                vocab.mentions(ws).into_iter().map(|m| m.entity).collect();
+            let ys = &scan.years[scan.years.partition_point(|y| y.start < s)
+                ..scan.years.partition_point(|y| y.end <= e)];
+            let years: BTreeSet<i32> = ys.iter().map(|y| y.year).collect();
             if entities.len() != 1 || years.len() != 1 {
                 continue;
             }
             let (Some(&entity), Some(&year)) = (entities.first(), years.first()) else {
                 continue;
             };
-            let sentence = quote(&block.text[s..e]);
+            let sentence = &block.text[s..e];
             for mut n in numbers(&text[s..e]) {
                 n.start += s;
                 n.end += s;
-                if n.unit == Unit::Unresolved || is_threshold(ctx, &n) || is_marker(&n) {
+                if n.start < skip_before
+                    || n.unit == Unit::Unresolved
+                    || is_threshold(ctx, &n)
+                    || is_marker(&n)
+                {
                     continue;
                 }
                 let line = block.line_at(n.start);
                 if !reported.insert((block.line, n.start)) {
                     continue;
                 }
-                judge_number(ctx, truth, metrics, entity, year, &n, line, &sentence, out);
+                let tie = Tie {
+                    entity,
+                    year,
+                    line,
+                    sentence,
+                };
+                judge_number(ctx, truth, metrics, &tie, &n, &mut cache, out);
             }
         }
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// A number's tie: the one thing and the one year its sentence names.
+struct Tie<'a> {
+    entity: Entity,
+    year: i32,
+    line: usize,
+    /// The sentence as written.
+    sentence: &'a str,
+}
+
 fn judge_number(
     ctx: &Context,
     truth: &Truth,
     metrics: &MetricsReading,
-    entity: Entity,
-    year: i32,
+    tie: &Tie,
     n: &NumberMention,
-    line: usize,
-    sentence: &str,
+    cache: &mut HashMap<(Entity, usize), Vec<Candidate>>,
     out: &mut Vec<Finding>,
 ) {
+    let (entity, year, line) = (tie.entity, tie.year, tie.line);
+    let sentence = || quote(tie.sentence);
     let name = entity_name(ctx, entity);
     let p = &n.printed;
     let location = Location {
@@ -247,8 +268,9 @@ fn judge_number(
             Finding::fail(
                 "memo.number_out_of_range",
                 format!(
-                    "“{sentence}” ties `{}` to {name} in {year}, a year the source does not contain; the data cannot \
+                    "“{}” ties `{}` to {name} in {year}, a year the source does not contain; the data cannot \
                      support a figure for it",
+                    sentence(),
                     p.raw
                 ),
             )
@@ -257,15 +279,18 @@ fn judge_number(
         );
         return;
     };
-    let cands = candidates(ctx, truth, metrics, entity, t);
+    let cands: &[Candidate] = cache
+        .entry((entity, t))
+        .or_insert_with(|| candidates(ctx, truth, metrics, entity, t));
     if cands.is_empty() {
         detail.recomputed = Some("undefined".into());
         out.push(
             Finding::fail(
                 "memo.contradicted_number",
                 format!(
-                    "“{sentence}” ties `{}` to {name} in {year}, but that value is undefined in the source (a missing \
+                    "“{}” ties `{}` to {name} in {year}, but that value is undefined in the source (a missing \
                      input, no prior year or a zero denominator)",
+                    sentence(),
                     p.raw
                 ),
             )
@@ -281,10 +306,13 @@ fn judge_number(
         readings.push(neg);
     }
     let mut best: Option<(Judgement, &Candidate, i64)> = None;
-    for c in &cands {
+    for c in cands {
         for &scale in n.unit.scales() {
             for r in &readings {
                 let j = judge(&c.value, r, &int(scale));
+                if j.agreement == Agreement::Pass {
+                    return;
+                }
                 let better = best
                     .as_ref()
                     .is_none_or(|(b, _, _)| (j.agreement, &j.k) < (b.agreement, &b.k));
@@ -295,9 +323,6 @@ fn judge_number(
         }
     }
     let Some((j, c, scale)) = best else { return };
-    if j.agreement == Agreement::Pass {
-        return;
-    }
     let ratio =
         matches!(entity, Entity::Metric(m) if ctx.spec.metrics[m].unit == crate::spec::Unit::Ratio);
     // Changes are listed signed (the magnitude is accepted too).
@@ -310,8 +335,9 @@ fn judge_number(
     detail.recomputed = Some(show_auto(&(&c.value * int(scale))));
     detail.k = Some(show_k(&j.k));
     let msg = format!(
-        "“{sentence}” ties `{}` to {name} in {year}, but it matches none of its recomputed values ({}); \
+        "“{}” ties `{}` to {name} in {year}, but it matches none of its recomputed values ({}); \
          nearest is the {} {} (k = {} in units of the printed number's last digit)",
+        sentence(),
         p.raw,
         listed.join(", "),
         c.what,
