@@ -381,3 +381,30 @@ fn pathological_memos_finish_quickly_without_panicking() {
         started.elapsed()
     );
 }
+
+#[test]
+fn a_measure_derived_from_a_line_item_is_not_the_line_item() {
+    // 11.64% is operating income over revenue; it is neither operating income nor its change.
+    let r = verify_memo(&edited(
+        "Operating margin was 11.64% in FY2025. Operating leverage",
+        "Operating income margin was 11.64% in FY2025. Operating leverage",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_date_in_a_sentence_is_not_a_figure() {
+    let r = verify_memo(&edited(
+        "Capex was $92.6 million in FY2025.",
+        "Capex was $92.6 million in the year ended December 31, 2025.",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}

@@ -111,7 +111,7 @@ pub fn values(
             .and_then(|c| c.as_ref())
             .map(|v| vec![(String::new(), v.value.clone())])
             .unwrap_or_default(),
-        Entity::AbsentColumn(_) => Vec::new(),
+        Entity::AbsentColumn(_) | Entity::Derived => Vec::new(),
         Entity::Metric(m) => variants(ctx, metrics, m, any_variant)
             .into_iter()
             .filter_map(|v| {

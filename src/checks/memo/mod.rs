@@ -178,3 +178,69 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
     out.extend(found);
     reading
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn scanning_any_text_never_panics_and_keeps_offsets_on_char_boundaries(s in "\\PC{0,300}") {
+            let doc = parse::parse(&s);
+            let exts: Vec<String> = ["csv", "md"].iter().map(|e| e.to_string()).collect();
+            for b in &doc.blocks {
+                let sc = scan(b, &exts);
+                prop_assert_eq!(sc.masked.len(), b.text.len());
+                for (st, en) in sentences(b, &sc.masked) {
+                    for n in numbers::numbers(&sc.masked[st..en]) {
+                        prop_assert!(sc.masked.is_char_boundary(st + n.start));
+                    }
+                }
+                let _ = b.line_at(b.text.len());
+            }
+        }
+
+        #[test]
+        fn markdown_like_noise_never_panics(s in "([#>*_|`\\-=\\[\\]()0-9FY. \\n]|20[0-9][0-9]|\\$|%){0,200}") {
+            let doc = parse::parse(&s);
+            let exts: Vec<String> = vec!["csv".into()];
+            for b in &doc.blocks {
+                let sc = scan(b, &exts);
+                for (st, en) in sentences(b, &sc.masked) {
+                    let _ = numbers::numbers(&sc.masked[st..en]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sentences_end_at_terminal_punctuation_followed_by_space() {
+        let d = parse::parse(
+            "Revenue was $1,038.4 million in FY2022. Net margin was 2.69%! Why? e.g.x\n",
+        );
+        let b = &d.blocks[0];
+        let s: Vec<&str> = sentences(b, &b.text)
+            .into_iter()
+            .map(|(a, e)| b.text[a..e].trim())
+            .collect();
+        assert_eq!(
+            s,
+            vec![
+                "Revenue was $1,038.4 million in FY2022.",
+                "Net margin was 2.69%!",
+                "Why?",
+                "e.g.x"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_footnote_reference_is_not_a_number() {
+        let d =
+            parse::parse("Revenue was $1,498.3 million in FY2025[^1].\n\n[^1]: From the source.\n");
+        let b = &d.blocks[0];
+        let n = numbers::numbers(&scan(b, &[]).masked);
+        assert_eq!(n.len(), 1, "{n:?}");
+    }
+}

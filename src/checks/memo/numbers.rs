@@ -7,7 +7,8 @@
 //! `billion`, `bn`, `thousand` and `k` change the unit by a factor vouch cannot know, so such
 //! numbers are not checked. A number glued to a letter (`Q4`, `3rd`, `10-K`) or joined to other
 //! digits by `,`/`.` is not a number. Parentheses around a number alone make it a candidate
-//! negative (prose also uses them as plain brackets, so both readings are kept).
+//! negative (prose also uses them as plain brackets, so both readings are kept). A day of the
+//! month next to a month name (`December 31, 2025`, `31 Dec`) is part of a date, not a figure.
 
 use crate::numbers::{parse_number, Printed};
 use regex::Regex;
@@ -124,6 +125,9 @@ pub fn numbers(text: &str) -> Vec<NumberMention> {
             ['-', c, ..] if c.is_alphabetic() => continue,
             _ => {}
         }
+        if is_day_of_month(text, start, end, num.as_str()) {
+            continue;
+        }
         let unit_text = caps.name("unit").map_or("", |m| m.as_str());
         let unit = unit_of(unit_text);
         let mut canonical = String::new();
@@ -159,6 +163,53 @@ pub fn numbers(text: &str) -> Vec<NumberMention> {
         });
     }
     out
+}
+
+const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+];
+
+/// A 1–31 integer directly after or before a month name.
+fn is_day_of_month(text: &str, start: usize, end: usize, num: &str) -> bool {
+    if !(num.len() <= 2 && num.parse::<u32>().is_ok_and(|d| (1..=31).contains(&d))) {
+        return false;
+    }
+    let before = text[..start]
+        .trim_end()
+        .rsplit(|c: char| !c.is_alphabetic())
+        .next()
+        .unwrap_or("");
+    let after = text[end..]
+        .trim_start()
+        .split(|c: char| !c.is_alphabetic())
+        .next()
+        .unwrap_or("");
+    [before, after]
+        .iter()
+        .any(|w| MONTHS.contains(&w.to_lowercase().as_str()))
 }
 
 #[cfg(test)]
@@ -202,6 +253,15 @@ mod tests {
         assert!(numbers("Q4 and 3rd and 10-K and H1 and CO2").is_empty());
         assert!(numbers("1,23").is_empty());
         assert_eq!(numbers("a 5-year plan at 12%").len(), 1);
+    }
+
+    #[test]
+    fn days_of_the_month_are_not_figures() {
+        assert!(numbers("the year ended December 31, 2025")
+            .iter()
+            .all(|n| n.printed.raw != "31"));
+        assert!(numbers("as of 31 Dec").is_empty());
+        assert_eq!(numbers("grew 31% in May").len(), 1);
     }
 
     #[test]

@@ -121,6 +121,7 @@ pub fn parse(text: &str) -> Doc {
     let mut options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
     options.remove(Options::ENABLE_SMART_PUNCTUATION);
     // Open blocks, innermost last; `None` marks a paragraph folded into its list item.

@@ -52,6 +52,7 @@ fn entity_name(ctx: &Context, e: Entity) -> String {
     match e {
         Entity::Item(i) => ctx.stmts.items[i].name.replace('_', " "),
         Entity::AbsentColumn(c) => ctx.spec.source.columns[c].name.replace('_', " "),
+        Entity::Derived => "a derived measure".to_string(),
         Entity::Metric(m) => ctx.spec.metrics[m].id.replace('_', " "),
     }
 }
@@ -73,7 +74,7 @@ fn series(
                 .map(|c| c.as_ref().map(|v| v.value.clone()))
                 .collect(),
         )],
-        Entity::AbsentColumn(_) => Vec::new(),
+        Entity::AbsentColumn(_) | Entity::Derived => Vec::new(),
         Entity::Metric(m) => {
             let any = truth.metrics[m].not_meaningful[t]
                 && ctx.spec.metrics[m].not_meaningful_any_variant;
@@ -197,7 +198,7 @@ pub fn check(
             let ys = &scan.years[scan.years.partition_point(|y| y.start < s)
                 ..scan.years.partition_point(|y| y.end <= e)];
             let years: BTreeSet<i32> = ys.iter().map(|y| y.year).collect();
-            if entities.len() != 1 || years.len() != 1 {
+            if entities.len() != 1 || years.len() != 1 || entities.contains(&Entity::Derived) {
                 continue;
             }
             let (Some(&entity), Some(&year)) = (entities.first(), years.first()) else {

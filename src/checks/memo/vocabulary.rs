@@ -4,7 +4,9 @@
 //! a space (`free cash flow`, `accounts receivable`, `return on equity`), plus the folded headers
 //! of source columns the spec does not know. Text is split into words (runs of letters and digits,
 //! lowercased), and at each word the longest name starting there wins and is consumed, so
-//! "deferred revenue" is not "revenue" and "interest coverage" is not "interest".
+//! "deferred revenue" is not "revenue" and "interest coverage" is not "interest". A line item's
+//! name followed by a qualifier (`operating income margin`, `capex intensity`) names a measure
+//! the contract does not define: a name, but not one vouch can hold a number to.
 
 use crate::source::Statements;
 use crate::spec::Spec;
@@ -19,7 +21,25 @@ pub enum Entity {
     AbsentColumn(usize),
     /// A §2 metric, by spec index.
     Metric(usize),
+    /// A measure derived from a line item that the contract does not define (`operating income
+    /// margin`, `capex intensity`): it names something, but nothing vouch can check.
+    Derived,
 }
+
+/// Words that, right after a line item's name, make the phrase a different measure.
+const QUALIFIERS: &[&str] = &[
+    "margin",
+    "margins",
+    "ratio",
+    "intensity",
+    "yield",
+    "share",
+    "mix",
+    "days",
+    "turnover",
+    "multiple",
+    "per",
+];
 
 /// A word of a text: lowercased, with its byte span.
 #[derive(Clone, Debug)]
@@ -119,8 +139,12 @@ impl Vocabulary {
             });
             match found {
                 Some((ws, entity)) => {
+                    let qualified = !matches!(entity, Entity::Metric(_))
+                        && words
+                            .get(i + ws.len())
+                            .is_some_and(|w| QUALIFIERS.contains(&w.lower.as_str()));
                     out.push(Mention {
-                        entity: *entity,
+                        entity: if qualified { Entity::Derived } else { *entity },
                         start: words[i].start,
                         end: words[i + ws.len() - 1].end,
                     });
