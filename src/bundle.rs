@@ -90,7 +90,10 @@ impl Artifact {
 
     /// The artifact as UTF-8 text (a leading byte-order mark is dropped).
     pub fn text(&self) -> Result<&str, std::str::Utf8Error> {
-        let b = self.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&self.bytes);
+        let b = self
+            .bytes
+            .strip_prefix(b"\xEF\xBB\xBF")
+            .unwrap_or(&self.bytes);
         std::str::from_utf8(b)
     }
 }
@@ -191,7 +194,10 @@ impl Bundle {
                 bundle.findings.push(
                     Finding::fail(
                         "bundle.not_regular_file",
-                        format!("`{name}` is a {}, not a regular file; it was not opened", kind_of(&ft)),
+                        format!(
+                            "`{name}` is a {}, not a regular file; it was not opened",
+                            kind_of(&ft)
+                        ),
                     )
                     .artifact(name),
                 );
@@ -238,8 +244,11 @@ impl Bundle {
 
     fn missing(&mut self, name: &str) {
         self.findings.push(
-            Finding::fail("bundle.missing", format!("`{name}` is missing from the bundle"))
-                .artifact(name),
+            Finding::fail(
+                "bundle.missing",
+                format!("`{name}` is missing from the bundle"),
+            )
+            .artifact(name),
         );
     }
     fn empty(&mut self, name: &str) {
@@ -258,8 +267,11 @@ impl Bundle {
     }
     fn unreadable(&mut self, name: &str, why: &str) {
         self.findings.push(
-            Finding::fail("bundle.unreadable", format!("`{name}` could not be read: {why}"))
-                .artifact(name),
+            Finding::fail(
+                "bundle.unreadable",
+                format!("`{name}` could not be read: {why}"),
+            )
+            .artifact(name),
         );
     }
     fn extra(&mut self, name: &str) {
@@ -318,7 +330,9 @@ fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;
     if bytes.len() as u64 > limit {
-        return Err(format!("it grew past the {limit}-byte limit while being read"));
+        return Err(format!(
+            "it grew past the {limit}-byte limit while being read"
+        ));
     }
     Ok(bytes)
 }

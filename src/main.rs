@@ -92,7 +92,8 @@ fn load_spec(path: Option<&PathBuf>) -> Result<Spec> {
     match path {
         None => Ok(Spec::default_spec()),
         Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("cannot read spec `{}`", p.display()))?;
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read spec `{}`", p.display()))?;
             Spec::parse(&text).with_context(|| format!("invalid spec `{}`", p.display()))
         }
     }
@@ -106,11 +107,18 @@ fn verify(args: VerifyArgs) -> Result<u8> {
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let color = to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let text = match args.format {
-        Format::Human => human::render(&report, &human::Style { color, verbose: args.verbose }),
+        Format::Human => human::render(
+            &report,
+            &human::Style {
+                color,
+                verbose: args.verbose,
+            },
+        ),
         Format::Json => json::render(&report),
     };
     match &args.output {
-        Some(path) => std::fs::write(path, text).with_context(|| format!("cannot write `{}`", path.display()))?,
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("cannot write `{}`", path.display()))?,
         None => {
             let mut out = std::io::stdout().lock();
             // A closed pipe (e.g. `| head`) is not an error worth a panic.

@@ -226,7 +226,10 @@ pub struct Interval {
 
 impl Interval {
     pub fn point(x: Num) -> Interval {
-        Interval { lo: x.clone(), hi: x }
+        Interval {
+            lo: x.clone(),
+            hi: x,
+        }
     }
     pub fn add(&self, other: &Interval) -> Interval {
         Interval {
@@ -368,7 +371,6 @@ pub fn zero() -> Num {
     Num::zero()
 }
 
-
 /// How a ratio is printed: as a fraction (0.4521) or ×100 (45.21, 45.21 %, points).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Scale {
@@ -401,7 +403,10 @@ pub struct ScaleChoice {
 
 /// Choose the scale under which more of the `(recomputed, printed)` pairs have `k <= 1`; on a tie
 /// more with `k <= 0.5`; then the percent hint (`hint`, or any printed `%`); then fraction.
-pub fn fit_scale<'a>(pairs: impl IntoIterator<Item = (&'a Num, &'a Printed)> + Clone, hint: bool) -> ScaleChoice {
+pub fn fit_scale<'a>(
+    pairs: impl IntoIterator<Item = (&'a Num, &'a Printed)> + Clone,
+    hint: bool,
+) -> ScaleChoice {
     let score = |s: Scale| {
         let f = s.factor();
         let mut within_one = 0usize;
@@ -462,7 +467,9 @@ mod tests {
 
     #[test]
     fn rejects_text_and_bad_grouping() {
-        for s in ["", "abc", "1,23", "12,3456", "--1", "1.2.3", "$", "%", "(-1)", "1e", "n/a"] {
+        for s in [
+            "", "abc", "1,23", "12,3456", "--1", "1.2.3", "$", "%", "(-1)", "1e", "n/a",
+        ] {
             assert!(parse_number(s).is_none(), "{s}");
         }
     }

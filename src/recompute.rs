@@ -169,23 +169,44 @@ impl Truth {
                     .items
                     .iter()
                     .enumerate()
-                    .map(|(i, it)| (ItemRef::Line(i), line_series[i].as_slice(), !it.is_derived_column()))
+                    .map(|(i, it)| {
+                        (
+                            ItemRef::Line(i),
+                            line_series[i].as_slice(),
+                            !it.is_derived_column(),
+                        )
+                    })
                     .collect(),
-                RuleItems::Metric(m) => vec![(ItemRef::Metric(m), metrics[m].cells[0].as_slice(), true)],
+                RuleItems::Metric(m) => {
+                    vec![(ItemRef::Metric(m), metrics[m].cells[0].as_slice(), true)]
+                }
             };
             for (item, series, required) in targets {
-                let ienv = ItemEnv { base: &env, item: series };
-                for t in 1..n {
-                    let Ok(change) = rule.change.eval(&ienv, t) else { continue };
-                    let measure = if rule.absolute { change.abs() } else { change.clone() };
+                let ienv = ItemEnv {
+                    base: &env,
+                    item: series,
+                };
+                for (t, &year) in years.iter().enumerate().take(n).skip(1) {
+                    let Ok(change) = rule.change.eval(&ienv, t) else {
+                        continue;
+                    };
+                    let measure = if rule.absolute {
+                        change.abs()
+                    } else {
+                        change.clone()
+                    };
                     if measure < rule.threshold {
                         continue;
                     }
                     let mut changes = vec![change];
-                    changes.extend(rule.alternatives.iter().filter_map(|a| a.eval(&ienv, t).ok()));
+                    changes.extend(
+                        rule.alternatives
+                            .iter()
+                            .filter_map(|a| a.eval(&ienv, t).ok()),
+                    );
                     flags.push(Flag {
                         t,
-                        year: years[t],
+                        year,
                         item,
                         basis: Basis::Rule(ri),
                         changes,
@@ -197,15 +218,18 @@ impl Truth {
         // The 15 % rule on every metric, under every variant: accepted extras.
         for (m, truth) in metrics.iter().enumerate() {
             for (v, series) in truth.cells.iter().enumerate() {
-                let ienv = ItemEnv { base: &env, item: series };
-                for t in 1..n {
+                let ienv = ItemEnv {
+                    base: &env,
+                    item: series,
+                };
+                for (t, &year) in years.iter().enumerate().take(n).skip(1) {
                     let Ok(change) = spec.movements.extra_growth_change.eval(&ienv, t) else {
                         continue;
                     };
                     if change.abs() >= spec.movements.extra_growth_threshold && !change.is_zero() {
                         flags.push(Flag {
                             t,
-                            year: years[t],
+                            year,
                             item: ItemRef::Metric(m),
                             basis: Basis::MetricGrowth { variant: v },
                             changes: vec![change],

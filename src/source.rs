@@ -4,7 +4,7 @@
 
 use crate::names::fold;
 use crate::numbers::{parse_number, Interval, Num};
-use crate::spec::formula::{Env, Expr, Op, Ref, Undefined};
+use crate::spec::formula::{Env, Expr, IntervalEnv, Ref, Undefined};
 use crate::spec::Spec;
 use num_traits::Signed;
 use std::path::Path;
@@ -62,19 +62,71 @@ impl LineItem {
 /// Problems found while reading, judged by `checks::source`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Problem {
-    MissingColumn { column: String },
-    MissingOneOf { columns: Vec<String> },
-    DuplicateColumn { canonical: String, headers: Vec<String> },
-    NonNumeric { row: usize, header: String, cell: String, year: Option<i32> },
-    YearInvalid { row: usize, cell: String },
-    YearDuplicate { row: usize, year: i32 },
-    YearOrder { row: usize, year: i32, previous: i32 },
-    YearGap { row: usize, year: i32, previous: i32 },
-    TooFewRows { rows: usize, min: usize },
-    Identity { row: usize, year: i32, total: Interval, parts: Interval, total_printed: String, parts_printed: Vec<String> },
-    DerivedMismatch { row: usize, year: i32, column: String, printed: String, interval: Interval, derived: Interval, formula: String },
-    Magnitude { row: usize, header: String, cell: String, year: Option<i32> },
-    IgnoredColumn { header: String, cell: String },
+    MissingColumn {
+        column: String,
+    },
+    MissingOneOf {
+        columns: Vec<String>,
+    },
+    DuplicateColumn {
+        canonical: String,
+        headers: Vec<String>,
+    },
+    NonNumeric {
+        row: usize,
+        header: String,
+        cell: String,
+        year: Option<i32>,
+    },
+    YearInvalid {
+        row: usize,
+        cell: String,
+    },
+    YearDuplicate {
+        row: usize,
+        year: i32,
+    },
+    YearOrder {
+        row: usize,
+        year: i32,
+        previous: i32,
+    },
+    YearGap {
+        row: usize,
+        year: i32,
+        previous: i32,
+    },
+    TooFewRows {
+        rows: usize,
+        min: usize,
+    },
+    Identity {
+        row: usize,
+        year: i32,
+        total: Interval,
+        parts: Interval,
+        total_printed: String,
+        parts_printed: Vec<String>,
+    },
+    DerivedMismatch {
+        row: usize,
+        year: i32,
+        column: String,
+        printed: String,
+        interval: Interval,
+        derived: Interval,
+        formula: String,
+    },
+    Magnitude {
+        row: usize,
+        header: String,
+        cell: String,
+        year: Option<i32>,
+    },
+    IgnoredColumn {
+        header: String,
+        cell: String,
+    },
 }
 
 /// The statements as vouch reads them.
@@ -132,7 +184,12 @@ impl Statements {
         Statements::read_bytes(&shown, &name, &bytes, spec)
     }
 
-    pub fn read_bytes(path: &str, file_name: &str, bytes: &[u8], spec: &Spec) -> Result<Statements, SourceError> {
+    pub fn read_bytes(
+        path: &str,
+        file_name: &str,
+        bytes: &[u8],
+        spec: &Spec,
+    ) -> Result<Statements, SourceError> {
         let text = std::str::from_utf8(bytes).map_err(|e| SourceError::NotUtf8 {
             path: path.to_string(),
             at: e.valid_up_to(),
@@ -168,7 +225,11 @@ impl Statements {
     }
 
     pub fn item(&self, spec_column: usize) -> Option<&LineItem> {
-        self.canonical.get(spec_column).copied().flatten().map(|i| &self.items[i])
+        self.canonical
+            .get(spec_column)
+            .copied()
+            .flatten()
+            .map(|i| &self.items[i])
     }
 
     pub fn item_index(&self, spec_column: usize) -> Option<usize> {
@@ -196,10 +257,18 @@ impl Statements {
         let p = &self.problems;
         SourceFacts {
             identity_every_row: !p.iter().any(|x| matches!(x, Problem::Identity { .. }))
-                && !p.iter().any(|x| matches!(x, Problem::MissingColumn { .. } | Problem::NonNumeric { .. })),
-            required_columns_present: !p
-                .iter()
-                .any(|x| matches!(x, Problem::MissingColumn { .. } | Problem::MissingOneOf { .. })),
+                && !p.iter().any(|x| {
+                    matches!(
+                        x,
+                        Problem::MissingColumn { .. } | Problem::NonNumeric { .. }
+                    )
+                }),
+            required_columns_present: !p.iter().any(|x| {
+                matches!(
+                    x,
+                    Problem::MissingColumn { .. } | Problem::MissingOneOf { .. }
+                )
+            }),
             numeric_values_valid: !p.iter().any(|x| matches!(x, Problem::NonNumeric { .. })),
             years_unique_and_ordered: !p.iter().any(|x| {
                 matches!(
@@ -239,7 +308,14 @@ fn is_plain_number(raw: &str) -> bool {
     !raw.contains(['e', 'E', '$', '%', '(', 'x', 'X'])
 }
 
-fn build(path: &str, file_name: &str, bytes: &[u8], header: &[String], data: &[Vec<String>], spec: &Spec) -> Statements {
+fn build(
+    path: &str,
+    file_name: &str,
+    bytes: &[u8],
+    header: &[String],
+    data: &[Vec<String>],
+    spec: &Spec,
+) -> Statements {
     let mut problems = Vec::new();
     let ncols = spec.source.columns.len();
     // Map headers to spec columns.
@@ -271,7 +347,10 @@ fn build(path: &str, file_name: &str, bytes: &[u8], header: &[String], data: &[V
     for group in &spec.source.one_of {
         if group.iter().all(|&c| col_header[c].is_none()) {
             problems.push(Problem::MissingOneOf {
-                columns: group.iter().map(|&c| spec.source.columns[c].name.clone()).collect(),
+                columns: group
+                    .iter()
+                    .map(|&c| spec.source.columns[c].name.clone())
+                    .collect(),
             });
         }
     }
@@ -301,12 +380,23 @@ fn build(path: &str, file_name: &str, bytes: &[u8], header: &[String], data: &[V
         for (r, y) in years.iter().enumerate() {
             let Some(y) = *y else { continue };
             if years[..r].contains(&Some(y)) {
-                problems.push(Problem::YearDuplicate { row: r + 1, year: y });
+                problems.push(Problem::YearDuplicate {
+                    row: r + 1,
+                    year: y,
+                });
             } else if let Some(p) = prev {
                 if y < p {
-                    problems.push(Problem::YearOrder { row: r + 1, year: y, previous: p });
+                    problems.push(Problem::YearOrder {
+                        row: r + 1,
+                        year: y,
+                        previous: p,
+                    });
                 } else if y != p + 1 {
-                    problems.push(Problem::YearGap { row: r + 1, year: y, previous: p });
+                    problems.push(Problem::YearGap {
+                        row: r + 1,
+                        year: y,
+                        previous: p,
+                    });
                 }
             }
             prev = Some(prev.map_or(y, |p| p.max(y)));
@@ -323,8 +413,7 @@ fn build(path: &str, file_name: &str, bytes: &[u8], header: &[String], data: &[V
 
     let derivable: Vec<usize> = spec.source.derived.iter().map(|d| d.column).collect();
     let required_cell = |c: usize| {
-        spec.source.columns[c].required
-            || spec.source.one_of.iter().any(|g| g.contains(&c))
+        spec.source.columns[c].required || spec.source.one_of.iter().any(|g| g.contains(&c))
     };
 
     // Numeric columns.
@@ -437,7 +526,7 @@ fn derive_pairs(stmts: &mut Statements, spec: &Spec) {
     for d in &spec.source.derived {
         for t in 0..stmts.rows {
             let existing = stmts.item(d.column).and_then(|it| it.cells[t].clone());
-            let Some(derived) = interval_eval(&d.formula, stmts, t) else {
+            let Some(derived) = derive(&d.formula, stmts, t) else {
                 continue;
             };
             match existing {
@@ -488,10 +577,17 @@ fn derive_pairs(stmts: &mut Statements, spec: &Spec) {
                 .iter()
                 .any(|&c| stmts.item(c).is_some_and(|it| it.cells[t].is_some()));
             if !any {
-                let c = group.iter().copied().find(|&c| stmts.item(c).is_some()).unwrap_or(group[0]);
+                let c = group
+                    .iter()
+                    .copied()
+                    .find(|&c| stmts.item(c).is_some())
+                    .unwrap_or(group[0]);
                 stmts.problems.push(Problem::NonNumeric {
                     row: t + 1,
-                    header: stmts.item(c).and_then(|i| i.header.clone()).unwrap_or_default(),
+                    header: stmts
+                        .item(c)
+                        .and_then(|i| i.header.clone())
+                        .unwrap_or_default(),
                     cell: String::new(),
                     year: stmts.years[t],
                 });
@@ -500,53 +596,41 @@ fn derive_pairs(stmts: &mut Statements, spec: &Spec) {
     }
 }
 
-/// Evaluate a `+`/`-` formula over printed values both exactly and as an interval.
-fn interval_eval(e: &Expr, stmts: &Statements, t: usize) -> Option<(SourceValue, Interval)> {
-    match e {
-        Expr::Name { slot: Some(Ref::Column(c)), .. } => {
-            let v = stmts.item(*c)?.cells[t].clone()?;
-            if v.derived {
-                return None;
-            }
-            let iv = v.interval();
-            Some((v, iv))
-        }
-        Expr::Neg(a) => {
-            let (v, iv) = interval_eval(a, stmts, t)?;
-            Some((
-                SourceValue {
-                    value: -v.value,
-                    decimals: v.decimals,
-                    derived: true,
-                },
-                Interval { lo: -iv.hi, hi: -iv.lo },
-            ))
-        }
-        Expr::Bin(op @ (Op::Add | Op::Sub), a, b) => {
-            let (va, ia) = interval_eval(a, stmts, t)?;
-            let (vb, ib) = interval_eval(b, stmts, t)?;
-            let (value, iv) = if *op == Op::Add {
-                (va.value + vb.value, ia.add(&ib))
-            } else {
-                (
-                    va.value - vb.value,
-                    Interval {
-                        lo: ia.lo - ib.hi,
-                        hi: ia.hi - ib.lo,
-                    },
-                )
-            };
-            Some((
-                SourceValue {
-                    value,
-                    decimals: va.decimals.max(vb.decimals),
-                    derived: true,
-                },
-                iv,
-            ))
-        }
-        _ => None,
+/// Printed values' intervals by spec column; derived cells are not printed and are absent.
+struct PrintedIntervals<'a> {
+    stmts: &'a Statements,
+}
+
+impl IntervalEnv for PrintedIntervals<'_> {
+    fn interval(&self, r: Ref, t: usize) -> Option<Interval> {
+        let Ref::Column(c) = r else { return None };
+        let v = self.stmts.item(c)?.cells.get(t)?.as_ref()?;
+        (!v.derived).then(|| v.interval())
     }
+}
+
+/// A derived value from printed inputs: exact value, its decimals, and its interval.
+fn derive(e: &Expr, stmts: &Statements, t: usize) -> Option<(SourceValue, Interval)> {
+    let iv = e.eval_interval(&PrintedIntervals { stmts }, t)?;
+    let value = e.eval(&SourceEnv { stmts }, t).ok()?;
+    let mut refs = Vec::new();
+    e.refs(&mut refs);
+    let decimals = refs
+        .iter()
+        .filter_map(|r| match r {
+            Ref::Column(c) => stmts.item(*c)?.cells.get(t)?.as_ref().map(|v| v.decimals),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    Some((
+        SourceValue {
+            value,
+            decimals,
+            derived: true,
+        },
+        iv,
+    ))
 }
 
 fn check_identity(stmts: &mut Statements, spec: &Spec) {

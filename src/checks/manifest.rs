@@ -32,7 +32,13 @@ pub struct ManifestReading {
 pub fn upload_base_name(name: &str) -> &str {
     let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
     match base.split_once('-') {
-        Some((prefix, rest)) if !prefix.is_empty() && !rest.is_empty() && prefix.bytes().all(|b| b.is_ascii_hexdigit()) => rest,
+        Some((prefix, rest))
+            if !prefix.is_empty()
+                && !rest.is_empty()
+                && prefix.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            rest
+        }
         _ => base,
     }
 }
@@ -68,30 +74,49 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
     let spec = ctx.spec;
     let name = spec.artifacts.manifest.as_str();
     let mut reading = ManifestReading::default();
-    let Some(text) = ctx.text(name, "manifest.unreadable", out) else { return reading };
+    let Some(text) = ctx.text(name, "manifest.unreadable", out) else {
+        return reading;
+    };
     let obj: Map<String, Value> = match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(o)) => o,
         Ok(other) => {
             out.push(
-                Finding::fail("manifest.parse", format!("the top level is a {}, not an object", kind(&other))).artifact(name),
+                Finding::fail(
+                    "manifest.parse",
+                    format!("the top level is a {}, not an object", kind(&other)),
+                )
+                .artifact(name),
             );
             return reading;
         }
         Err(e) => {
-            out.push(Finding::fail("manifest.parse", format!("not valid JSON: {e}")).artifact(name).line(e.line()));
+            out.push(
+                Finding::fail("manifest.parse", format!("not valid JSON: {e}"))
+                    .artifact(name)
+                    .line(e.line()),
+            );
             return reading;
         }
     };
     let line_of = |key: &str| -> Option<usize> {
         let needle = format!("\"{key}\"");
-        text.find(&needle).map(|at| text[..at].matches('\n').count() + 1)
+        text.find(&needle)
+            .map(|at| text[..at].matches('\n').count() + 1)
     };
-    let at = |key: &str| Location { line: line_of(key), column: Some(key.to_string()), ..Default::default() };
+    let at = |key: &str| Location {
+        line: line_of(key),
+        column: Some(key.to_string()),
+        ..Default::default()
+    };
     let mut get = |key: &str| -> Option<&Value> {
         let v = obj.get(key);
         if v.is_none() {
             out.push(
-                Finding::fail("manifest.missing_key", format!("required key `{key}` is absent")).artifact(name),
+                Finding::fail(
+                    "manifest.missing_key",
+                    format!("required key `{key}` is absent"),
+                )
+                .artifact(name),
             );
         }
         v
@@ -112,7 +137,10 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
             _ => out.push(
                 Finding::fail(
                     "manifest.input_filename",
-                    format!("input_filename is {v}; its base name must be `{}`", stmts.file_name),
+                    format!(
+                        "input_filename is {v}; its base name must be `{}`",
+                        stmts.file_name
+                    ),
                 )
                 .artifact(name)
                 .at(at("input_filename")),
@@ -122,9 +150,12 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
     if let Some(v) = rows {
         if v.as_u64() != Some(stmts.rows as u64) {
             out.push(
-                Finding::fail("manifest.row_count", format!("row_count is {v}; the source has {} rows", stmts.rows))
-                    .artifact(name)
-                    .at(at("row_count")),
+                Finding::fail(
+                    "manifest.row_count",
+                    format!("row_count is {v}; the source has {} rows", stmts.rows),
+                )
+                .artifact(name)
+                .at(at("row_count")),
             );
         }
     }
@@ -161,9 +192,12 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
     if let Some(v) = validation {
         match v.as_object() {
             None => out.push(
-                Finding::fail("manifest.validation_results", format!("validation_results is a {}, not an object", kind(&v)))
-                    .artifact(name)
-                    .at(at("validation_results")),
+                Finding::fail(
+                    "manifest.validation_results",
+                    format!("validation_results is a {}, not an object", kind(&v)),
+                )
+                .artifact(name)
+                .at(at("validation_results")),
             ),
             Some(vr) => {
                 let key = spec.manifest.identity_claim.as_str();
@@ -192,7 +226,9 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
                     ),
                 }
                 for claim in &spec.manifest.claims {
-                    let Some(truth) = fact(&facts, &claim.fact) else { continue };
+                    let Some(truth) = fact(&facts, &claim.fact) else {
+                        continue;
+                    };
                     for n in &claim.names {
                         let Some(v) = vr.get(n) else { continue };
                         match v {
@@ -218,9 +254,12 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
         let expected = spec.manifest.execution_directory.as_str();
         if v.as_str().map(|s| s.trim_end_matches('/')) != Some(expected) {
             out.push(
-                Finding::fail("manifest.execution_directory", format!("execution_directory is {v}; expected \"{expected}\""))
-                    .artifact(name)
-                    .at(at("execution_directory")),
+                Finding::fail(
+                    "manifest.execution_directory",
+                    format!("execution_directory is {v}; expected \"{expected}\""),
+                )
+                .artifact(name)
+                .at(at("execution_directory")),
             );
         }
     }
@@ -230,9 +269,12 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
 fn check_generated(ctx: &Context, v: &Value, name: &str, loc: Location, out: &mut Vec<Finding>) {
     let Some(list) = v.as_array() else {
         out.push(
-            Finding::fail("manifest.generated_filenames", format!("generated_filenames is a {}, not a list", kind(v)))
-                .artifact(name)
-                .at(loc),
+            Finding::fail(
+                "manifest.generated_filenames",
+                format!("generated_filenames is a {}, not a list", kind(v)),
+            )
+            .artifact(name)
+            .at(loc),
         );
         return;
     };
@@ -241,25 +283,34 @@ fn check_generated(ctx: &Context, v: &Value, name: &str, loc: Location, out: &mu
     for entry in list {
         let Some(s) = entry.as_str() else {
             out.push(
-                Finding::fail("manifest.generated_filenames", format!("entry {entry} is not a string"))
-                    .artifact(name)
-                    .at(loc.clone()),
+                Finding::fail(
+                    "manifest.generated_filenames",
+                    format!("entry {entry} is not a string"),
+                )
+                .artifact(name)
+                .at(loc.clone()),
             );
             continue;
         };
         let base = s.rsplit('/').next().unwrap_or(s);
         if s.contains('/') && s.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) != Some(base) {
             out.push(
-                Finding::fail("manifest.generated_filenames", format!("`{s}` is not a file directly under {dir}"))
-                    .artifact(name)
-                    .at(loc.clone()),
+                Finding::fail(
+                    "manifest.generated_filenames",
+                    format!("`{s}` is not a file directly under {dir}"),
+                )
+                .artifact(name)
+                .at(loc.clone()),
             );
         }
         if !ctx.bundle.names.contains(base) {
             out.push(
-                Finding::fail("manifest.generated_filenames", format!("`{s}` is listed but the bundle has no `{base}`"))
-                    .artifact(name)
-                    .at(loc.clone()),
+                Finding::fail(
+                    "manifest.generated_filenames",
+                    format!("`{s}` is listed but the bundle has no `{base}`"),
+                )
+                .artifact(name)
+                .at(loc.clone()),
             );
         }
         bases.push(base.to_string());
@@ -267,9 +318,12 @@ fn check_generated(ctx: &Context, v: &Value, name: &str, loc: Location, out: &mu
     for artifact in ctx.spec.artifacts.all() {
         if !bases.iter().any(|b| b == artifact) {
             out.push(
-                Finding::fail("manifest.generated_filenames", format!("`{artifact}` is not listed"))
-                    .artifact(name)
-                    .at(loc.clone()),
+                Finding::fail(
+                    "manifest.generated_filenames",
+                    format!("`{artifact}` is not listed"),
+                )
+                .artifact(name)
+                .at(loc.clone()),
             );
         }
     }
@@ -293,7 +347,10 @@ mod tests {
 
     #[test]
     fn strips_paths_and_hex_upload_prefixes() {
-        assert_eq!(upload_base_name("/mnt/data/3f9a0c-northstar.csv"), "northstar.csv");
+        assert_eq!(
+            upload_base_name("/mnt/data/3f9a0c-northstar.csv"),
+            "northstar.csv"
+        );
         assert_eq!(upload_base_name("northstar.csv"), "northstar.csv");
         assert_eq!(upload_base_name("not-hex-name.csv"), "not-hex-name.csv");
     }
@@ -302,7 +359,10 @@ mod tests {
     fn reads_every_year_range_shape() {
         assert_eq!(parse_year_range(&json!([2021, 2025])), Some((2021, 2025)));
         assert_eq!(parse_year_range(&json!("2021-2025")), Some((2021, 2025)));
-        assert_eq!(parse_year_range(&json!({"start": 2021, "end": 2025})), Some((2021, 2025)));
+        assert_eq!(
+            parse_year_range(&json!({"start": 2021, "end": 2025})),
+            Some((2021, 2025))
+        );
         assert_eq!(parse_year_range(&json!([2021.5, 2025])), None);
         assert_eq!(parse_year_range(&json!("FY21-FY25")), None);
     }

@@ -33,7 +33,12 @@ impl<'a> Context<'a> {
 
     /// An artifact's text, or a `<family>.unreadable` finding when it is not UTF-8. `None`
     /// without a finding when the artifact is absent (bundle.* already reported it).
-    pub fn text(&self, name: &str, unreadable_id: &'static str, out: &mut Vec<Finding>) -> Option<&'a str> {
+    pub fn text(
+        &self,
+        name: &str,
+        unreadable_id: &'static str,
+        out: &mut Vec<Finding>,
+    ) -> Option<&'a str> {
         let artifact: &'a Artifact = self.bundle.get(name)?;
         match artifact.text() {
             Ok(t) => Some(t),
@@ -41,7 +46,10 @@ impl<'a> Context<'a> {
                 out.push(
                     Finding::fail(
                         unreadable_id,
-                        format!("`{name}` is not valid UTF-8 (first bad byte at offset {})", e.valid_up_to()),
+                        format!(
+                            "`{name}` is not valid UTF-8 (first bad byte at offset {})",
+                            e.valid_up_to()
+                        ),
                     )
                     .artifact(name),
                 );

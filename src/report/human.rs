@@ -64,7 +64,11 @@ pub fn render(report: &Report, style: &Style) -> String {
             }
             let _ = writeln!(out, "   = {}", parts.join(", "));
             if let Some(fm) = &n.formula {
-                let variant = n.variant.as_deref().map(|v| format!(" (variant {v})")).unwrap_or_default();
+                let variant = n
+                    .variant
+                    .as_deref()
+                    .map(|v| format!(" (variant {v})"))
+                    .unwrap_or_default();
                 let _ = writeln!(out, "   = formula: {fm}{variant}");
             }
         }
@@ -85,7 +89,11 @@ pub fn render(report: &Report, style: &Style) -> String {
             "{}: not checked: {}{}",
             paint("note", "1;35", style.color),
             names.join(", "),
-            if report.source_faulty() { " (they need a valid source)" } else { "" }
+            if report.source_faulty() {
+                " (they need a valid source)"
+            } else {
+                ""
+            }
         );
     }
     let summary = report.check_summary();

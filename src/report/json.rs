@@ -17,7 +17,11 @@ pub fn render(report: &Report) -> String {
             checks.push(json!({ "id": def.id, "status": "pass", "message": def.meaning }));
         }
     }
-    let not_checked: Vec<&str> = report.families_not_checked().iter().map(|f| f.as_str()).collect();
+    let not_checked: Vec<&str> = report
+        .families_not_checked()
+        .iter()
+        .map(|f| f.as_str())
+        .collect();
     let doc = json!({
         "schema": "vouch.report",
         "schema_version": SCHEMA_VERSION,

@@ -51,9 +51,17 @@ pub fn markdown() -> String {
          one unit of its last digit).\n",
     );
     for family in Family::ALL {
-        out.push_str(&format!("\n## `{}`\n\n| id | severity | meaning |\n|---|---|---|\n", family.as_str()));
+        out.push_str(&format!(
+            "\n## `{}`\n\n| id | severity | meaning |\n|---|---|---|\n",
+            family.as_str()
+        ));
         for c in all().iter().filter(|c| c.family == family) {
-            out.push_str(&format!("| `{}` | {} | {} |\n", c.id, c.severity.as_str(), c.meaning));
+            out.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                c.id,
+                c.severity.as_str(),
+                c.meaning
+            ));
         }
     }
     out

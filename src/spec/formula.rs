@@ -5,7 +5,7 @@
 //! [`Ref`]s, and evaluation is exact. Undefinedness is part of the semantics: a missing input,
 //! a year before the first, or a zero denominator make the whole value undefined.
 
-use crate::numbers::{int, parse_decimal, Num};
+use crate::numbers::{int, parse_decimal, Interval, Num};
 use num_traits::{Signed, Zero};
 use std::fmt;
 
@@ -13,7 +13,10 @@ use std::fmt;
 pub enum Expr {
     Lit(Num),
     /// A name as written; `slot` is filled by [`Expr::resolve`].
-    Name { name: String, slot: Option<Ref> },
+    Name {
+        name: String,
+        slot: Option<Ref>,
+    },
     Neg(Box<Expr>),
     Bin(Op, Box<Expr>, Box<Expr>),
     Call(Func, Box<Expr>),
@@ -70,6 +73,12 @@ impl fmt::Display for Undefined {
 /// The values a formula reads: `value(r, t)` for year index `t`.
 pub trait Env {
     fn value(&self, r: Ref, t: usize) -> Result<Num, Undefined>;
+}
+
+/// Printed intervals a formula reads, for interval arithmetic (§7: sums of printed parts must
+/// overlap the printed total).
+pub trait IntervalEnv {
+    fn interval(&self, r: Ref, t: usize) -> Option<Interval>;
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -167,6 +176,95 @@ impl Expr {
                     Err(Undefined::Missing(_)) => Ok(Num::zero()),
                     other => other,
                 },
+            },
+        }
+    }
+}
+
+impl Expr {
+    /// Evaluate over intervals: the set of values the formula can take when every input lies
+    /// anywhere in its printed interval. `None` when an input is missing, a year is out of
+    /// range, or a divisor's interval contains zero.
+    pub fn eval_interval(&self, env: &dyn IntervalEnv, t: usize) -> Option<Interval> {
+        fn hull(v: [Num; 4]) -> Interval {
+            let [a, b, c, d] = v;
+            let lo = a.clone().min(b.clone()).min(c.clone()).min(d.clone());
+            let hi = a.max(b).max(c).max(d);
+            Interval { lo, hi }
+        }
+        match self {
+            Expr::Lit(n) => Some(Interval::point(n.clone())),
+            Expr::Name { slot, .. } => env.interval((*slot)?, t),
+            Expr::Neg(e) => {
+                let i = e.eval_interval(env, t)?;
+                Some(Interval {
+                    lo: -i.hi,
+                    hi: -i.lo,
+                })
+            }
+            Expr::Bin(op, a, b) => {
+                let a = a.eval_interval(env, t)?;
+                let b = b.eval_interval(env, t)?;
+                Some(match op {
+                    Op::Add => a.add(&b),
+                    Op::Sub => Interval {
+                        lo: &a.lo - &b.hi,
+                        hi: &a.hi - &b.lo,
+                    },
+                    Op::Mul => hull([&a.lo * &b.lo, &a.lo * &b.hi, &a.hi * &b.lo, &a.hi * &b.hi]),
+                    Op::Div => {
+                        if b.contains(&Num::zero()) {
+                            return None;
+                        }
+                        hull([&a.lo / &b.lo, &a.lo / &b.hi, &a.hi / &b.lo, &a.hi / &b.hi])
+                    }
+                })
+            }
+            Expr::Call(func, e) => match func {
+                Func::Prev => e.eval_interval(env, t.checked_sub(1)?),
+                Func::Avg => {
+                    let x = e.eval_interval(env, t)?;
+                    let p = e.eval_interval(env, t.checked_sub(1)?)?;
+                    let s = x.add(&p);
+                    Some(Interval {
+                        lo: s.lo / int(2),
+                        hi: s.hi / int(2),
+                    })
+                }
+                Func::Abs => {
+                    let i = e.eval_interval(env, t)?;
+                    Some(if i.lo >= Num::zero() {
+                        i
+                    } else if i.hi <= Num::zero() {
+                        Interval {
+                            lo: -i.hi,
+                            hi: -i.lo,
+                        }
+                    } else {
+                        Interval {
+                            lo: Num::zero(),
+                            hi: (-i.lo).max(i.hi),
+                        }
+                    })
+                }
+                Func::Growth => {
+                    let g = Expr::Bin(
+                        Op::Div,
+                        Box::new(Expr::Bin(
+                            Op::Sub,
+                            e.clone(),
+                            Box::new(Expr::Call(Func::Prev, e.clone())),
+                        )),
+                        Box::new(Expr::Call(
+                            Func::Abs,
+                            Box::new(Expr::Call(Func::Prev, e.clone())),
+                        )),
+                    );
+                    g.eval_interval(env, t)
+                }
+                Func::Opt => e
+                    .eval_interval(env, t)
+                    .or_else(|| Some(Interval::point(Num::zero()))),
             },
         }
     }
@@ -304,10 +402,7 @@ impl Parser<'_> {
         let start = self.pos;
         match self.peek() {
             Some(c) if c.is_ascii_digit() || c == b'.' => {
-                while self
-                    .peek()
-                    .is_some_and(|c| c.is_ascii_digit() || c == b'.')
-                {
+                while self.peek().is_some_and(|c| c.is_ascii_digit() || c == b'.') {
                     self.pos += 1;
                 }
                 let lit = &self.src[start..self.pos];
@@ -391,7 +486,10 @@ mod tests {
 
     #[test]
     fn undefined_cases() {
-        assert_eq!(eval("growth(x)", &[Some("1")], 0), Err(Undefined::FirstYear));
+        assert_eq!(
+            eval("growth(x)", &[Some("1")], 0),
+            Err(Undefined::FirstYear)
+        );
         assert_eq!(
             eval("growth(x)", &[Some("0"), Some("3")], 1),
             Err(Undefined::ZeroDenominator)

@@ -522,16 +522,14 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
     let threshold = |s: &str| parse_decimal(s).ok_or_else(|| invalid(format!("bad number `{s}`")));
     let mut rules = Vec::new();
     for r in &raw.movements.rules {
-        let items = if r.items == "line_items" {
-            RuleItems::LineItems
-        } else {
-            RuleItems::Metric(
-                metric_ids
-                    .iter()
-                    .position(|m| *m == r.items)
-                    .ok_or_else(|| invalid(format!("rule `{}`: unknown item `{}`", r.id, r.items)))?,
-            )
-        };
+        let items =
+            if r.items == "line_items" {
+                RuleItems::LineItems
+            } else {
+                RuleItems::Metric(metric_ids.iter().position(|m| *m == r.items).ok_or_else(
+                    || invalid(format!("rule `{}`: unknown item `{}`", r.id, r.items)),
+                )?)
+            };
         rules.push(RuleSpec {
             id: r.id.clone(),
             items,
@@ -559,7 +557,11 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
     if raw.memo.sections.is_empty() || !raw.memo.sections.contains(&raw.memo.kpi_section) {
         return Err(invalid("memo.kpi_section must be one of memo.sections"));
     }
-    for s in [&raw.chart.char_width_em, &raw.chart.tolerance_px, &raw.chart.fidelity_tolerance] {
+    for s in [
+        &raw.chart.char_width_em,
+        &raw.chart.tolerance_px,
+        &raw.chart.fidelity_tolerance,
+    ] {
         threshold(s)?;
     }
 
@@ -586,7 +588,12 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
 fn check_metric_cycles(metrics: &[MetricSpec]) -> Result<(), SpecError> {
     fn visit(m: usize, metrics: &[MetricSpec], state: &mut [u8]) -> Result<(), SpecError> {
         match state[m] {
-            1 => return Err(invalid(format!("metric `{}` depends on itself", metrics[m].id))),
+            1 => {
+                return Err(invalid(format!(
+                    "metric `{}` depends on itself",
+                    metrics[m].id
+                )))
+            }
             2 => return Ok(()),
             _ => {}
         }
@@ -621,8 +628,14 @@ mod tests {
     fn embedded_spec_compiles() {
         let s = Spec::default_spec();
         assert_eq!(s.metrics.len(), 15);
-        assert_eq!(s.metric_named("acid_test_ratio"), s.metric_index("quick_ratio"));
-        assert_eq!(s.column_named("capex"), s.column_index("capital_expenditures"));
+        assert_eq!(
+            s.metric_named("acid_test_ratio"),
+            s.metric_index("quick_ratio")
+        );
+        assert_eq!(
+            s.column_named("capex"),
+            s.column_index("capital_expenditures")
+        );
         assert!(s.is_blank(" N/A "));
     }
 

@@ -23,6 +23,13 @@ fn check_ids_are_unique_and_well_formed() {
         assert!(seen.insert(c.id), "duplicate check id {}", c.id);
         let (family, rest) = c.id.split_once('.').expect("family.name");
         assert_eq!(family, c.family.as_str(), "{}", c.id);
-        assert!(!rest.is_empty() && rest.chars().all(|ch| ch.is_ascii_lowercase() || ch == '_' || ch.is_ascii_digit()), "{}", c.id);
+        assert!(
+            !rest.is_empty()
+                && rest
+                    .chars()
+                    .all(|ch| ch.is_ascii_lowercase() || ch == '_' || ch.is_ascii_digit()),
+            "{}",
+            c.id
+        );
     }
 }

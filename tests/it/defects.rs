@@ -25,7 +25,10 @@ fn parse_status(s: &str) -> Status {
 fn run_all() -> Vec<Defect> {
     let dir = root().join("fixtures/defects");
     let mut out = Vec::new();
-    let mut entries: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for path in entries.into_iter().filter(|p| p.is_dir()) {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -52,13 +55,19 @@ fn run_all() -> Vec<Defect> {
                         files.retain(|(f, _)| f != n);
                     }
                 }
-                "source_name.txt" => source_name = String::from_utf8(bytes).unwrap().trim().to_string(),
+                "source_name.txt" => {
+                    source_name = String::from_utf8(bytes).unwrap().trim().to_string()
+                }
                 "source.csv" => source = String::from_utf8(bytes).unwrap(),
                 _ => files = with_file(files, &fname, bytes),
             }
         }
         let report = verify_files(files, &source_name, &source);
-        out.push(Defect { name, expect, report });
+        out.push(Defect {
+            name,
+            expect,
+            report,
+        });
     }
     out
 }
@@ -78,7 +87,9 @@ fn every_defect_fixture_produces_its_expected_findings() {
                 ));
             }
         }
-        if d.expect.iter().any(|(s, _)| *s == Status::Fail) && d.report.verdict() != vouch::Verdict::Reject {
+        if d.expect.iter().any(|(s, _)| *s == Status::Fail)
+            && d.report.verdict() != vouch::Verdict::Reject
+        {
             problems.push(format!("{}: expected a reject verdict", d.name));
         }
     }
@@ -95,19 +106,31 @@ fn every_check_has_a_fixture_that_triggers_it() {
     }
     // Checks whose trigger cannot be a committed file (e.g. a symlink or FIFO, or a size
     // limit) are exercised by generated cases in their own tests; list them here explicitly.
-    let generated = ["bundle.symlink", "bundle.not_regular_file", "bundle.too_large", "bundle.unreadable"];
+    let generated = [
+        "bundle.symlink",
+        "bundle.not_regular_file",
+        "bundle.too_large",
+        "bundle.unreadable",
+    ];
     let missing: Vec<&str> = registry::all()
         .iter()
         .map(|c| c.id)
         .filter(|id| !covered.contains(*id) && !generated.contains(id))
         .collect();
-    assert!(missing.is_empty(), "check ids with no defect fixture: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "check ids with no defect fixture: {missing:?}"
+    );
 }
 
 #[test]
 fn the_northstar_bundle_passes_every_check() {
     let report = verify_northstar(northstar_files());
-    let bad: Vec<_> = report.findings.iter().filter(|f| f.status >= Status::Warn).collect();
+    let bad: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.status >= Status::Warn)
+        .collect();
     assert!(bad.is_empty(), "{}", dump(&report));
     assert_eq!(report.verdict(), vouch::Verdict::Accept);
     assert!(report.families_not_checked().is_empty());

@@ -1,6 +1,9 @@
 //! vouch's integration tests: one binary, one module per area.
 
+mod bundle;
 mod catalogue;
+mod cli;
+mod core;
 mod defects;
 mod memo;
 mod support;

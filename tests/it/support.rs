@@ -32,14 +32,23 @@ pub fn read_dir_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .unwrap()
         .map(|e| e.unwrap())
         .filter(|e| e.file_type().unwrap().is_file())
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
         .collect();
     files.sort();
     files
 }
 
 /// Replace (or add) one artifact of a file set.
-pub fn with_file(mut files: Vec<(String, Vec<u8>)>, name: &str, bytes: impl Into<Vec<u8>>) -> Vec<(String, Vec<u8>)> {
+pub fn with_file(
+    mut files: Vec<(String, Vec<u8>)>,
+    name: &str,
+    bytes: impl Into<Vec<u8>>,
+) -> Vec<(String, Vec<u8>)> {
     files.retain(|(n, _)| n != name);
     files.push((name.to_string(), bytes.into()));
     files
@@ -57,19 +66,27 @@ pub fn northstar_source_text() -> String {
 /// Verify in memory against a source given as text.
 pub fn verify_files(files: Vec<(String, Vec<u8>)>, source_name: &str, source: &str) -> Report {
     let spec = spec();
-    let stmts = Statements::read_bytes(source_name, source_name, source.as_bytes(), &spec).expect("source reads");
+    let stmts = Statements::read_bytes(source_name, source_name, source.as_bytes(), &spec)
+        .expect("source reads");
     let bundle = Bundle::from_files("memory", files, &spec);
     vouch::verify::verify(&spec, &stmts, &bundle)
 }
 
 /// Verify a file set against the Northstar source.
 pub fn verify_northstar(files: Vec<(String, Vec<u8>)>) -> Report {
-    verify_files(files, "northstar_cloud_financial_statements.csv", &northstar_source_text())
+    verify_files(
+        files,
+        "northstar_cloud_financial_statements.csv",
+        &northstar_source_text(),
+    )
 }
 
 /// Findings of one id at or above `status`.
 pub fn has(report: &Report, id: &str, status: Status) -> bool {
-    report.findings.iter().any(|f| f.id == id && f.status == status)
+    report
+        .findings
+        .iter()
+        .any(|f| f.id == id && f.status == status)
 }
 
 /// A readable dump of the non-pass findings, for assertion messages.
@@ -77,7 +94,15 @@ pub fn dump(report: &Report) -> String {
     report
         .findings
         .iter()
-        .map(|f| format!("{} {} {:?} {}", f.status.as_str(), f.id, f.location, f.message))
+        .map(|f| {
+            format!(
+                "{} {} {:?} {}",
+                f.status.as_str(),
+                f.id,
+                f.location,
+                f.message
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

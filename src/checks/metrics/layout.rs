@@ -91,7 +91,11 @@ pub fn parse(text: &str, spec: &Spec) -> Result<Table, LayoutError> {
             .position(|h| names.iter().any(|n| fold(n) == fold(h)))
     };
 
-    let year_headers = header.iter().skip(1).filter(|h| parse_year_label(h).is_some()).count();
+    let year_headers = header
+        .iter()
+        .skip(1)
+        .filter(|h| parse_year_label(h).is_some())
+        .count();
     if year_headers >= 2 || (header.len() == 2 && year_headers == 1) {
         return Ok(transposed(&header, header_line, data));
     }
@@ -123,7 +127,12 @@ fn wide(header: &[String], header_line: usize, data: &[(usize, Vec<String>)], y:
         .map(|(r, (line, row))| YearLabel {
             label: cell(row, y),
             year: parse_year_label(&cell(row, y)),
-            location: Location { line: Some(*line), row: Some(r + 1), column: Some(header[y].clone()), year: None },
+            location: Location {
+                line: Some(*line),
+                row: Some(r + 1),
+                column: Some(header[y].clone()),
+                year: None,
+            },
         })
         .collect();
     let series = header
@@ -132,7 +141,11 @@ fn wide(header: &[String], header_line: usize, data: &[(usize, Vec<String>)], y:
         .filter(|(i, _)| *i != y)
         .map(|(i, h)| RawSeries {
             label: h.clone(),
-            location: Location { line: Some(header_line), column: Some(h.clone()), ..Default::default() },
+            location: Location {
+                line: Some(header_line),
+                column: Some(h.clone()),
+                ..Default::default()
+            },
             cells: data
                 .iter()
                 .enumerate()
@@ -150,7 +163,12 @@ fn wide(header: &[String], header_line: usize, data: &[(usize, Vec<String>)], y:
                 .collect(),
         })
         .collect();
-    Table { layout: Layout::Wide, series, year_labels, ignored_columns: Vec::new() }
+    Table {
+        layout: Layout::Wide,
+        series,
+        year_labels,
+        ignored_columns: Vec::new(),
+    }
 }
 
 fn transposed(header: &[String], header_line: usize, data: &[(usize, Vec<String>)]) -> Table {
@@ -160,7 +178,11 @@ fn transposed(header: &[String], header_line: usize, data: &[(usize, Vec<String>
         .map(|h| YearLabel {
             label: h.clone(),
             year: parse_year_label(h),
-            location: Location { line: Some(header_line), column: Some(h.clone()), ..Default::default() },
+            location: Location {
+                line: Some(header_line),
+                column: Some(h.clone()),
+                ..Default::default()
+            },
         })
         .collect();
     let series = data
@@ -168,7 +190,11 @@ fn transposed(header: &[String], header_line: usize, data: &[(usize, Vec<String>
         .enumerate()
         .map(|(r, (line, row))| RawSeries {
             label: cell(row, 0),
-            location: Location { line: Some(*line), row: Some(r + 1), ..Default::default() },
+            location: Location {
+                line: Some(*line),
+                row: Some(r + 1),
+                ..Default::default()
+            },
             cells: year_labels
                 .iter()
                 .enumerate()
@@ -186,7 +212,12 @@ fn transposed(header: &[String], header_line: usize, data: &[(usize, Vec<String>
                 .collect(),
         })
         .collect();
-    Table { layout: Layout::Transposed, series, year_labels, ignored_columns: Vec::new() }
+    Table {
+        layout: Layout::Transposed,
+        series,
+        year_labels,
+        ignored_columns: Vec::new(),
+    }
 }
 
 fn long(header: &[String], data: &[(usize, Vec<String>)], y: usize, m: usize, v: usize) -> Table {
@@ -196,18 +227,37 @@ fn long(header: &[String], data: &[(usize, Vec<String>)], y: usize, m: usize, v:
         let label = cell(row, m);
         let year_label = cell(row, y);
         let year = parse_year_label(&year_label);
-        let location = Location { line: Some(*line), row: Some(r + 1), column: Some(header[v].clone()), year };
+        let location = Location {
+            line: Some(*line),
+            row: Some(r + 1),
+            column: Some(header[v].clone()),
+            year,
+        };
         if !year_labels.iter().any(|yl| yl.label == year_label) {
-            year_labels.push(YearLabel { label: year_label.clone(), year, location: location.clone() });
+            year_labels.push(YearLabel {
+                label: year_label.clone(),
+                year,
+                location: location.clone(),
+            });
         }
-        let raw = RawCell { year_label, year, text: cell(row, v), location: location.clone() };
+        let raw = RawCell {
+            year_label,
+            year,
+            text: cell(row, v),
+            location: location.clone(),
+        };
         // Rows of one metric are grouped by their label as printed (folded), so two spellings
         // of one metric stay two series and are caught as duplicates.
         match series.iter_mut().find(|s| fold(&s.label) == fold(&label)) {
             Some(s) => s.cells.push(raw),
             None => series.push(RawSeries {
                 label,
-                location: Location { line: Some(*line), row: Some(r + 1), column: Some(header[m].clone()), year: None },
+                location: Location {
+                    line: Some(*line),
+                    row: Some(r + 1),
+                    column: Some(header[m].clone()),
+                    year: None,
+                },
                 cells: vec![raw],
             }),
         }
@@ -218,5 +268,10 @@ fn long(header: &[String], data: &[(usize, Vec<String>)], y: usize, m: usize, v:
         .filter(|(i, _)| ![y, m, v].contains(i))
         .map(|(_, h)| h.clone())
         .collect();
-    Table { layout: Layout::Long, series, year_labels, ignored_columns }
+    Table {
+        layout: Layout::Long,
+        series,
+        year_labels,
+        ignored_columns,
+    }
 }

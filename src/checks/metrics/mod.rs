@@ -6,7 +6,9 @@ pub mod layout;
 
 use crate::checks::Context;
 use crate::names::{fold, percent_hint};
-use crate::numbers::{fit_scale, judge, parse_number, show, show_k, Agreement, Num, Printed, Scale};
+use crate::numbers::{
+    fit_scale, judge, parse_number, show, show_k, Agreement, Num, Printed, Scale,
+};
 use crate::recompute::{Cell, MetricTruth};
 use crate::report::registry::CheckDef;
 use crate::report::{Family, Finding, Location, NumberDetail};
@@ -65,7 +67,10 @@ pub struct MetricsReading {
 impl MetricsReading {
     /// The variant the file uses for metric `m` (canonical when unknown).
     pub fn variant(&self, m: usize) -> usize {
-        self.metrics.get(m).and_then(|u| u.as_ref()).map_or(0, |u| u.variant)
+        self.metrics
+            .get(m)
+            .and_then(|u| u.as_ref())
+            .map_or(0, |u| u.variant)
     }
 }
 
@@ -79,7 +84,13 @@ pub fn cell_scale(unit: Unit, p: &Printed, metric_scale: Scale) -> Scale {
 }
 
 /// The §7 detail of a printed value against a recomputed one, for a finding.
-pub fn number_detail(x: &Num, p: &Printed, scale: Scale, formula: String, variant: &str) -> NumberDetail {
+pub fn number_detail(
+    x: &Num,
+    p: &Printed,
+    scale: Scale,
+    formula: String,
+    variant: &str,
+) -> NumberDetail {
     let j = judge(x, p, &scale.factor());
     let places = (p.decimals.max(0) as u32) + 3;
     NumberDetail {
@@ -100,13 +111,23 @@ fn is_ratio(unit: Unit) -> bool {
 pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
     let spec = ctx.spec;
     let name = spec.artifacts.metrics.as_str();
-    let mut reading = MetricsReading { metrics: vec![None; spec.metrics.len()], ..Default::default() };
-    let Some(truth) = ctx.truth else { return reading };
-    let Some(text) = ctx.text(name, "metrics.unreadable", out) else { return reading };
+    let mut reading = MetricsReading {
+        metrics: vec![None; spec.metrics.len()],
+        ..Default::default()
+    };
+    let Some(truth) = ctx.truth else {
+        return reading;
+    };
+    let Some(text) = ctx.text(name, "metrics.unreadable", out) else {
+        return reading;
+    };
     let table = match layout::parse(text, spec) {
         Ok(t) => t,
         Err(LayoutError::Csv(e)) => {
-            out.push(Finding::fail("metrics.layout", format!("not a readable CSV table: {e}")).artifact(name));
+            out.push(
+                Finding::fail("metrics.layout", format!("not a readable CSV table: {e}"))
+                    .artifact(name),
+            );
             return reading;
         }
         Err(LayoutError::Empty) => {
@@ -125,14 +146,21 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
     for yl in &table.year_labels {
         match yl.year {
             None => out.push(
-                Finding::info("metrics.extra_label", format!("label `{}` is not a year; ignored", yl.label))
-                    .artifact(name)
-                    .at(yl.location.clone()),
+                Finding::info(
+                    "metrics.extra_label",
+                    format!("label `{}` is not a year; ignored", yl.label),
+                )
+                .artifact(name)
+                .at(yl.location.clone()),
             ),
             Some(y) if truth.year_index(y).is_none() => out.push(
                 Finding::fail(
                     "metrics.extra_year",
-                    format!("year {y} is not in the source ({}–{})", truth.years[0], truth.years[truth.years.len() - 1]),
+                    format!(
+                        "year {y} is not in the source ({}–{})",
+                        truth.years[0],
+                        truth.years[truth.years.len() - 1]
+                    ),
                 )
                 .artifact(name)
                 .at(yl.location.clone()),
@@ -147,13 +175,22 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
     for &y in &truth.years {
         if !seen_years.contains(&y) {
             out.push(
-                Finding::fail("metrics.missing_year", format!("source year {y} has no {} in the file", match table.layout {
-                    layout::Layout::Wide => "row",
-                    layout::Layout::Transposed => "column",
-                    layout::Layout::Long => "rows",
-                }))
+                Finding::fail(
+                    "metrics.missing_year",
+                    format!(
+                        "source year {y} has no {} in the file",
+                        match table.layout {
+                            layout::Layout::Wide => "row",
+                            layout::Layout::Transposed => "column",
+                            layout::Layout::Long => "rows",
+                        }
+                    ),
+                )
                 .artifact(name)
-                .at(Location { year: Some(y), ..Default::default() }),
+                .at(Location {
+                    year: Some(y),
+                    ..Default::default()
+                }),
             );
         }
     }
@@ -165,15 +202,21 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
         let folded = fold(&s.label);
         match spec.metric_named(&folded) {
             None => out.push(
-                Finding::info("metrics.extra_metric", format!("`{}` is not a §2 metric; ignored", s.label))
-                    .artifact(name)
-                    .at(s.location.clone()),
+                Finding::info(
+                    "metrics.extra_metric",
+                    format!("`{}` is not a §2 metric; ignored", s.label),
+                )
+                .artifact(name)
+                .at(s.location.clone()),
             ),
             Some(m) => match assigned[m] {
                 Some(first) => out.push(
                     Finding::fail(
                         "metrics.duplicate_metric",
-                        format!("`{}` and `{}` both hold {}; only one is allowed", first.label, s.label, spec.metrics[m].id),
+                        format!(
+                            "`{}` and `{}` both hold {}; only one is allowed",
+                            first.label, s.label, spec.metrics[m].id
+                        ),
                     )
                     .artifact(name)
                     .at(s.location.clone()),
@@ -182,6 +225,12 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
             },
         }
     }
+    let scope = FileScope {
+        spec,
+        years: &truth.years,
+        long: table.layout == layout::Layout::Long,
+        name,
+    };
     for (m, metric) in spec.metrics.iter().enumerate() {
         match assigned[m] {
             None => {
@@ -189,23 +238,17 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
                     out.push(
                         Finding::fail(
                             "metrics.missing_metric",
-                            format!("metric `{}` ({}) is missing", metric.id, metric.variants[0].formula),
+                            format!(
+                                "metric `{}` ({}) is missing",
+                                metric.id, metric.variants[0].formula
+                            ),
                         )
                         .artifact(name),
                     );
                 }
             }
             Some(series) => {
-                reading.metrics[m] = check_series(
-                    spec,
-                    metric,
-                    &truth.metrics[m],
-                    &truth.years,
-                    series,
-                    table.layout == layout::Layout::Long,
-                    name,
-                    out,
-                );
+                reading.metrics[m] = check_series(&scope, metric, &truth.metrics[m], series, out);
             }
         }
     }
@@ -219,25 +262,42 @@ struct NumCell<'a> {
     raw: &'a layout::RawCell,
 }
 
+/// What every series of one file shares.
+struct FileScope<'a> {
+    spec: &'a Spec,
+    years: &'a [i32],
+    /// Long layout: an absent (year, metric) row counts as a blank cell.
+    long: bool,
+    name: &'a str,
+}
+
 fn check_series(
-    spec: &Spec,
+    scope: &FileScope,
     metric: &MetricSpec,
     truth: &MetricTruth,
-    years: &[i32],
     series: &RawSeries,
-    long: bool,
-    name: &str,
     out: &mut Vec<Finding>,
 ) -> Option<MetricUse> {
+    let FileScope {
+        spec,
+        years,
+        long,
+        name,
+    } = *scope;
     let mut nums: Vec<NumCell> = Vec::new();
     let mut present = vec![false; years.len()];
     for raw in &series.cells {
-        let Some(t) = raw.year.and_then(|y| years.iter().position(|&sy| sy == y)) else { continue };
+        let Some(t) = raw.year.and_then(|y| years.iter().position(|&sy| sy == y)) else {
+            continue;
+        };
         if present[t] {
             out.push(
-                Finding::fail("metrics.duplicate_metric", format!("{} has two values for {}", metric.id, years[t]))
-                    .artifact(name)
-                    .at(raw.location.clone()),
+                Finding::fail(
+                    "metrics.duplicate_metric",
+                    format!("{} has two values for {}", metric.id, years[t]),
+                )
+                .artifact(name)
+                .at(raw.location.clone()),
             );
             continue;
         }
@@ -249,9 +309,12 @@ fn check_series(
         }
         let Some(printed) = parse_number(&raw.text) else {
             out.push(
-                Finding::fail("metrics.non_numeric", format!("`{}` is neither a number nor a blank", raw.text))
-                    .artifact(name)
-                    .at(raw.location.clone()),
+                Finding::fail(
+                    "metrics.non_numeric",
+                    format!("`{}` is neither a number nor a blank", raw.text),
+                )
+                .artifact(name)
+                .at(raw.location.clone()),
             );
             continue;
         };
@@ -260,7 +323,10 @@ fn check_series(
                 out.push(
                     Finding::fail(
                         "metrics.undefined_value",
-                        format!("{} is undefined in {} ({why}); the cell must be blank, not `{}`", metric.id, years[t], printed.raw),
+                        format!(
+                            "{} is undefined in {} ({why}); the cell must be blank, not `{}`",
+                            metric.id, years[t], printed.raw
+                        ),
                     )
                     .artifact(name)
                     .at(raw.location.clone()),
@@ -272,20 +338,32 @@ fn check_series(
     }
     // A year absent from a long layout counts as a blank cell.
     for t in 0..years.len() {
-        if !present[t] && series.cells.iter().all(|c| c.year != Some(years[t])) {
-            if long && truth.canonical(t).value().is_some() && !truth.not_meaningful[t] {
-                out.push(
-                    Finding::fail("metrics.missing_value", format!("{} has no value for {}", metric.id, years[t]))
-                        .artifact(name)
-                        .at(Location { year: Some(years[t]), ..series.location.clone() }),
-                );
-            }
+        if long
+            && !present[t]
+            && series.cells.iter().all(|c| c.year != Some(years[t]))
+            && truth.canonical(t).value().is_some()
+            && !truth.not_meaningful[t]
+        {
+            out.push(
+                Finding::fail(
+                    "metrics.missing_value",
+                    format!("{} has no value for {}", metric.id, years[t]),
+                )
+                .artifact(name)
+                .at(Location {
+                    year: Some(years[t]),
+                    ..series.location.clone()
+                }),
+            );
         }
     }
 
     // Scale by fit over the canonical (or first defined) values.
     let reference = |t: usize| truth.cells.iter().find_map(|v| v[t].value());
-    let pairs: Vec<(&Num, &Printed)> = nums.iter().filter_map(|c| reference(c.t).map(|x| (x, &c.printed))).collect();
+    let pairs: Vec<(&Num, &Printed)> = nums
+        .iter()
+        .filter_map(|c| reference(c.t).map(|x| (x, &c.printed)))
+        .collect();
     let scale = if is_ratio(metric.unit) {
         let choice = fit_scale(pairs.iter().copied(), percent_hint(&series.label));
         if choice.hint_contradicted {
@@ -310,7 +388,14 @@ fn check_series(
     // Variant by majority: the variant explaining (k <= 1) the most cells; ties → earlier.
     let explains = |v: usize, c: &NumCell| -> Option<Agreement> {
         let x = truth.cells[v][c.t].value()?;
-        Some(judge(x, &c.printed, &cell_scale(metric.unit, &c.printed, scale).factor()).agreement)
+        Some(
+            judge(
+                x,
+                &c.printed,
+                &cell_scale(metric.unit, &c.printed, scale).factor(),
+            )
+            .agreement,
+        )
     };
     let votes: Vec<usize> = (0..truth.cells.len())
         .map(|v| {
@@ -337,7 +422,12 @@ fn check_series(
             .filter_map(|&v| explains(v, c).map(|a| (a, v)))
             .min();
         let loc = c.raw.location.clone();
-        cells.push(PrintedCell { t: c.t, printed: c.printed.clone(), scale: cs, location: loc.clone() });
+        cells.push(PrintedCell {
+            t: c.t,
+            printed: c.printed.clone(),
+            scale: cs,
+            location: loc.clone(),
+        });
         let shown_v = best.map_or(variant, |(_, v)| v);
         let Some(x) = truth.cells[shown_v][c.t].value() else {
             // The chosen variant is undefined here but another is not: a different variant.
@@ -351,7 +441,13 @@ fn check_series(
             );
             continue;
         };
-        let detail = number_detail(x, &c.printed, cs, metric.variants[shown_v].formula.to_string(), &metric.variants[shown_v].name);
+        let detail = number_detail(
+            x,
+            &c.printed,
+            cs,
+            metric.variants[shown_v].formula.to_string(),
+            &metric.variants[shown_v].name,
+        );
         match best.map(|(a, _)| a) {
             Some(Agreement::Pass) => {
                 if nm {
@@ -420,7 +516,11 @@ fn check_series(
                     "metrics.imprecise",
                     format!(
                         "{} in {}: `{}` has {} significant digit(s); print at least {}",
-                        metric.id, years[c.t], c.printed.raw, c.printed.significant, spec.metrics_file.min_significant_digits
+                        metric.id,
+                        years[c.t],
+                        c.printed.raw,
+                        c.printed.significant,
+                        spec.metrics_file.min_significant_digits
                     ),
                 )
                 .artifact(name)
@@ -428,16 +528,33 @@ fn check_series(
             );
         }
     }
-    Some(MetricUse { variant, scale, cells })
+    Some(MetricUse {
+        variant,
+        scale,
+        cells,
+    })
 }
 
-fn blank_cell(metric: &MetricSpec, truth: &MetricTruth, t: usize, raw: &layout::RawCell, name: &str, out: &mut Vec<Finding>) {
-    let Some(x) = truth.canonical(t).value() else { return };
+fn blank_cell(
+    metric: &MetricSpec,
+    truth: &MetricTruth,
+    t: usize,
+    raw: &layout::RawCell,
+    name: &str,
+    out: &mut Vec<Finding>,
+) {
+    let Some(x) = truth.canonical(t).value() else {
+        return;
+    };
     if truth.not_meaningful[t] {
         out.push(
             Finding::info(
                 "metrics.not_meaningful",
-                format!("{} in {} is not meaningful (negative denominator or base); left blank", metric.id, raw.year.unwrap_or(0)),
+                format!(
+                    "{} in {} is not meaningful (negative denominator or base); left blank",
+                    metric.id,
+                    raw.year.unwrap_or(0)
+                ),
             )
             .artifact(name)
             .at(raw.location.clone()),
@@ -447,7 +564,11 @@ fn blank_cell(metric: &MetricSpec, truth: &MetricTruth, t: usize, raw: &layout::
     out.push(
         Finding::fail(
             "metrics.missing_value",
-            format!("{} in {} is blank but defined", metric.id, raw.year.unwrap_or(0)),
+            format!(
+                "{} in {} is blank but defined",
+                metric.id,
+                raw.year.unwrap_or(0)
+            ),
         )
         .artifact(name)
         .at(raw.location.clone())

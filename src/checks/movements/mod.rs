@@ -7,7 +7,9 @@ mod table;
 use crate::checks::metrics::MetricsReading;
 use crate::checks::Context;
 use crate::names::{fold, parse_year_label, percent_hint, tokens};
-use crate::numbers::{fit_scale, judge, parse_number, show, show_k, Agreement, Num, Printed, Scale};
+use crate::numbers::{
+    fit_scale, judge, parse_number, show, show_k, Agreement, Num, Printed, Scale,
+};
 use crate::recompute::{Basis, Flag, ItemRef, Truth};
 use crate::report::registry::CheckDef;
 use crate::report::{Family, Finding, Location, NumberDetail};
@@ -37,13 +39,22 @@ fn resolve_item(name: &str, spec: &Spec, stmts: &Statements) -> Option<Resolved>
     let folded = fold(name);
     if let Some(r) = spec.rule_index(&folded) {
         if let RuleItems::Metric(m) = spec.movements.rules[r].items {
-            return Some(Resolved { item: ItemRef::Metric(m), only_rule: Some(r) });
+            return Some(Resolved {
+                item: ItemRef::Metric(m),
+                only_rule: Some(r),
+            });
         }
     }
     if let Some(i) = stmts.item_named(&folded, spec) {
-        return Some(Resolved { item: ItemRef::Line(i), only_rule: None });
+        return Some(Resolved {
+            item: ItemRef::Line(i),
+            only_rule: None,
+        });
     }
-    spec.metric_named(&folded).map(|m| Resolved { item: ItemRef::Metric(m), only_rule: None })
+    spec.metric_named(&folded).map(|m| Resolved {
+        item: ItemRef::Metric(m),
+        only_rule: None,
+    })
 }
 
 /// Map a rule cell to a rule id: folds to an id, else the first rule whose token sequence the
@@ -85,7 +96,12 @@ fn basis_name(spec: &Spec, b: Basis) -> String {
 }
 
 /// The flags that support a row's pair, given the variants the metrics file uses.
-fn supporting<'a>(truth: &'a Truth, metrics: &MetricsReading, t: usize, item: ItemRef) -> Vec<&'a Flag> {
+fn supporting<'a>(
+    truth: &'a Truth,
+    metrics: &MetricsReading,
+    t: usize,
+    item: ItemRef,
+) -> Vec<&'a Flag> {
     truth
         .flags
         .iter()
@@ -97,6 +113,22 @@ fn supporting<'a>(truth: &'a Truth, metrics: &MetricsReading, t: usize, item: It
         .collect()
 }
 
+/// A printed change value matched to the flag it was judged against.
+#[derive(Clone, Debug)]
+pub struct PrintedChange {
+    pub t: usize,
+    pub flag: Flag,
+    pub printed: Printed,
+    pub scale: Scale,
+    pub location: Location,
+}
+
+/// What the movements file said, for the consistency family.
+#[derive(Clone, Debug, Default)]
+pub struct MovementsReading {
+    pub changes: Vec<PrintedChange>,
+}
+
 struct Judged<'a> {
     row: &'a table::Row,
     t: usize,
@@ -104,37 +136,59 @@ struct Judged<'a> {
     printed: Option<Printed>,
 }
 
-pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
+pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) -> MovementsReading {
+    let mut reading = MovementsReading::default();
     let spec = ctx.spec;
     let name = spec.artifacts.movements.as_str();
-    let Some(truth) = ctx.truth else { return };
-    let Some(text) = ctx.text(name, "movements.unreadable", out) else { return };
+    let Some(truth) = ctx.truth else {
+        return reading;
+    };
+    let Some(text) = ctx.text(name, "movements.unreadable", out) else {
+        return reading;
+    };
     let table = match table::parse(text, spec) {
         Ok(t) => t,
         Err(table::TableError::Csv(e)) => {
-            out.push(Finding::fail("movements.parse", format!("not a readable CSV table: {e}")).artifact(name));
-            return;
+            out.push(
+                Finding::fail("movements.parse", format!("not a readable CSV table: {e}"))
+                    .artifact(name),
+            );
+            return reading;
         }
         Err(table::TableError::MissingColumn(what, header)) => {
             out.push(
-                Finding::fail("movements.parse", format!("no {what} column found in header `{header}`")).artifact(name),
+                Finding::fail(
+                    "movements.parse",
+                    format!("no {what} column found in header `{header}`"),
+                )
+                .artifact(name),
             );
-            return;
+            return reading;
         }
     };
     let stmts = ctx.stmts;
     let mut listed: Vec<(usize, ItemRef)> = Vec::new();
     let mut judged: Vec<Judged> = Vec::new();
     for row in &table.rows {
-        let loc = Location { line: Some(row.line), row: Some(row.row), ..Default::default() };
+        let loc = Location {
+            line: Some(row.line),
+            row: Some(row.row),
+            ..Default::default()
+        };
         let Some(res) = resolve_item(&row.item, spec, stmts) else {
             out.push(
                 Finding::fail(
                     "movements.unknown_item",
-                    format!("`{}` is neither a source line item nor a §2 metric", row.item),
+                    format!(
+                        "`{}` is neither a source line item nor a §2 metric",
+                        row.item
+                    ),
                 )
                 .artifact(name)
-                .at(Location { column: Some("item".into()), ..loc }),
+                .at(Location {
+                    column: Some("item".into()),
+                    ..loc
+                }),
             );
             continue;
         };
@@ -156,7 +210,10 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
             );
             continue;
         };
-        let loc = Location { year: Some(truth.years[t]), ..loc };
+        let loc = Location {
+            year: Some(truth.years[t]),
+            ..loc
+        };
         listed.push((t, res.item));
         let mut flags = supporting(truth, metrics, t, res.item);
         if let Some(r) = res.only_rule {
@@ -167,7 +224,10 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
             out.push(
                 Finding::fail(
                     "movements.spurious",
-                    format!("{item} in {} is flagged but no rule fires for it", truth.years[t]),
+                    format!(
+                        "{item} in {} is flagged but no rule fires for it",
+                        truth.years[t]
+                    ),
                 )
                 .artifact(name)
                 .at(loc),
@@ -203,24 +263,37 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
             out.push(
                 Finding::info(
                     "movements.extra_flag",
-                    format!("{item} in {} is supported by an accepted extra rule ({})", truth.years[t], basis_name(spec, flags[0].basis)),
+                    format!(
+                        "{item} in {} is supported by an accepted extra rule ({})",
+                        truth.years[t],
+                        basis_name(spec, flags[0].basis)
+                    ),
                 )
                 .artifact(name)
                 .at(loc.clone()),
             );
         }
-        let printed = row.change.as_deref().filter(|c| !spec.is_blank(c)).and_then(|c| {
-            let p = parse_number(c);
-            if p.is_none() {
-                out.push(
-                    Finding::fail("movements.change", format!("change `{c}` is not a number"))
-                        .artifact(name)
-                        .at(loc.clone()),
-                );
-            }
-            p
+        let printed = row
+            .change
+            .as_deref()
+            .filter(|c| !spec.is_blank(c))
+            .and_then(|c| {
+                let p = parse_number(c);
+                if p.is_none() {
+                    out.push(
+                        Finding::fail("movements.change", format!("change `{c}` is not a number"))
+                            .artifact(name)
+                            .at(loc.clone()),
+                    );
+                }
+                p
+            });
+        judged.push(Judged {
+            row,
+            t,
+            flags,
+            printed,
         });
-        judged.push(Judged { row, t, flags, printed });
     }
 
     // Scale of the change column by fit over all rows' candidate values.
@@ -245,7 +318,11 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
     for j in &judged {
         let Some(p) = &j.printed else { continue };
         let s = if p.percent { Scale::Hundred } else { scale };
-        let candidates: Vec<(&Num, &Flag)> = j.flags.iter().flat_map(|f| f.changes.iter().map(move |c| (c, *f))).collect();
+        let candidates: Vec<(&Num, &Flag)> = j
+            .flags
+            .iter()
+            .flat_map(|f| f.changes.iter().map(move |c| (c, *f)))
+            .collect();
         let Some((best_a, x, flag)) = candidates
             .iter()
             .map(|(x, f)| (judge(x, p, &s.factor()).agreement, *x, *f))
@@ -253,6 +330,19 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
         else {
             continue;
         };
+        let location = Location {
+            line: Some(j.row.line),
+            row: Some(j.row.row),
+            column: table.change_header.clone(),
+            year: Some(truth.years[j.t]),
+        };
+        reading.changes.push(PrintedChange {
+            t: j.t,
+            flag: flag.clone(),
+            printed: p.clone(),
+            scale: s,
+            location: location.clone(),
+        });
         if best_a == Agreement::Pass {
             continue;
         }
@@ -272,12 +362,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
         };
         let item = item_name(spec, stmts, flag.item);
         let year = truth.years[j.t];
-        let loc = Location {
-            line: Some(j.row.line),
-            row: Some(j.row.row),
-            column: table.change_header.clone(),
-            year: Some(year),
-        };
+        let loc = location;
         let negated = judge(&-x.clone(), p, &s.factor()).agreement == Agreement::Pass;
         let f = if best_a == Agreement::Warn {
             Finding::warn(
@@ -285,9 +370,18 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
                 format!("{item} in {year}: change `{}` is off by more than half a unit of its last digit", p.raw),
             )
         } else if negated {
-            Finding::fail("movements.change", format!("{item} in {year}: change `{}` has the wrong sign", p.raw))
+            Finding::fail(
+                "movements.change",
+                format!("{item} in {year}: change `{}` has the wrong sign", p.raw),
+            )
         } else {
-            Finding::fail("movements.change", format!("{item} in {year}: change `{}` does not match the recomputed change", p.raw))
+            Finding::fail(
+                "movements.change",
+                format!(
+                    "{item} in {year}: change `{}` does not match the recomputed change",
+                    p.raw
+                ),
+            )
         };
         out.push(f.artifact(name).at(loc).number(detail));
     }
@@ -311,13 +405,24 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
                     f.year,
                     rule.id,
                     show(&(x * Scale::Hundred.factor()), 2),
-                    if rule.absolute { "|change| ≥ " } else { "change ≥ " },
+                    if rule.absolute {
+                        "|change| ≥ "
+                    } else {
+                        "change ≥ "
+                    },
                     show(&(rule.threshold.clone() * Scale::Hundred.factor()), 0),
-                    unit = if matches!(rule.unit, crate::spec::Unit::Points) { "points" } else { "%" },
+                    unit = if matches!(rule.unit, crate::spec::Unit::Points) {
+                        "points"
+                    } else {
+                        "%"
+                    },
                 ),
             )
             .artifact(name)
-            .at(Location { year: Some(f.year), ..Default::default() })
+            .at(Location {
+                year: Some(f.year),
+                ..Default::default()
+            })
             .number(NumberDetail {
                 printed: String::new(),
                 recomputed: Some(show(x, 6)),
@@ -327,4 +432,5 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) {
             }),
         );
     }
+    reading
 }

@@ -19,7 +19,6 @@ pub struct Row {
 pub struct Table {
     pub rows: Vec<Row>,
     pub change_header: Option<String>,
-    pub rule_header: Option<String>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -40,10 +39,16 @@ pub fn parse(text: &str, spec: &Spec) -> Result<Table, TableError> {
             continue;
         }
         let line = rec.position().map_or(0, |p| p.line() as usize);
-        records.push((line, rec.iter().map(|c| c.trim().to_string()).collect::<Vec<_>>()));
+        records.push((
+            line,
+            rec.iter().map(|c| c.trim().to_string()).collect::<Vec<_>>(),
+        ));
     }
     let Some((_, header)) = records.first() else {
-        return Err(TableError::MissingColumn("year", "the file is empty".into()));
+        return Err(TableError::MissingColumn(
+            "year",
+            "the file is empty".into(),
+        ));
     };
     let mv = &spec.movements;
     let find = |names: &[String]| {
@@ -54,7 +59,8 @@ pub fn parse(text: &str, spec: &Spec) -> Result<Table, TableError> {
     let year = find(&mv.year_columns)
         .or_else(|| header.iter().position(is_year))
         .ok_or_else(|| TableError::MissingColumn("year", header.join(",")))?;
-    let item = find(&mv.item_columns).ok_or_else(|| TableError::MissingColumn("item", header.join(",")))?;
+    let item = find(&mv.item_columns)
+        .ok_or_else(|| TableError::MissingColumn("item", header.join(",")))?;
     let rule = find(&mv.rule_columns);
     let change = find(&mv.change_columns);
     let get = |r: &[String], i: usize| r.get(i).cloned().unwrap_or_default();
@@ -73,6 +79,5 @@ pub fn parse(text: &str, spec: &Spec) -> Result<Table, TableError> {
     Ok(Table {
         rows,
         change_header: change.map(|c| header[c].clone()),
-        rule_header: rule.map(|c| header[c].clone()),
     })
 }

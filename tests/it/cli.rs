@@ -1,0 +1,140 @@
+//! The command line: exit codes, stdout/stderr discipline, formats.
+
+use crate::support::*;
+use std::process::Command;
+
+fn vouch(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_vouch"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn good_args() -> (String, String) {
+    (
+        northstar_bundle_dir().display().to_string(),
+        northstar_source_path().display().to_string(),
+    )
+}
+
+#[test]
+fn the_good_bundle_exits_zero_and_says_accept() {
+    let (b, s) = good_args();
+    let (code, out, err) = vouch(&["verify", &b, "--source", &s]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("accept: "), "{out}");
+    assert!(err.is_empty());
+}
+
+#[test]
+fn a_defective_bundle_exits_one_and_names_its_check() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in northstar_files() {
+        std::fs::write(dir.path().join(&name), bytes).unwrap();
+    }
+    let m = dir.path().join("calculated_metrics.csv");
+    let text = std::fs::read_to_string(&m)
+        .unwrap()
+        .replace("0.7156", "0.7166");
+    std::fs::write(&m, text).unwrap();
+    let (_, s) = good_args();
+    let (code, out, _) = vouch(&["verify", dir.path().to_str().unwrap(), "--source", &s]);
+    assert_eq!(code, 1);
+    assert!(out.contains("error[metrics.value]: calculated_metrics.csv: line 3, row 2, column `gross_margin`, year 2022"), "{out}");
+    assert!(
+        out.contains(
+            "printed 0.7166, interval [0.716550, 0.716650], recomputed 0.7156202, k = 9.80"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("formula: gross_profit / revenue (variant canonical)"),
+        "{out}"
+    );
+    assert!(out.lines().last().unwrap().starts_with("reject: "));
+}
+
+#[test]
+fn json_output_is_versioned_and_quiet_on_stderr() {
+    let (b, s) = good_args();
+    let (code, out, err) = vouch(&["verify", &b, "--source", &s, "--format", "json"]);
+    assert_eq!(code, 0);
+    assert!(err.is_empty());
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["verdict"], "accept");
+    assert_eq!(v["schema_version"], 1);
+    let checks = v["checks"].as_array().unwrap();
+    assert!(checks.iter().all(|c| c["status"] == "pass"));
+    assert_eq!(v["artifacts"].as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn bad_usage_and_unreadable_inputs_exit_two_with_one_line() {
+    let (b, s) = good_args();
+    for args in [
+        vec!["verify", b.as_str()],
+        vec!["verify", b.as_str(), "--source", "/nonexistent.csv"],
+        vec!["verify", "/nonexistent-bundle", "--source", s.as_str()],
+        vec![
+            "verify",
+            b.as_str(),
+            "--source",
+            s.as_str(),
+            "--spec",
+            "/nonexistent.toml",
+        ],
+        vec![
+            "verify",
+            b.as_str(),
+            "--source",
+            s.as_str(),
+            "--format",
+            "yaml",
+        ],
+    ] {
+        let (code, out, err) = vouch(&args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(out.is_empty(), "{args:?}");
+        assert!(!err.trim().is_empty(), "{args:?}");
+    }
+    let (code, _, err) = vouch(&["verify", &b, "--source", &b]);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn output_file_receives_the_report() {
+    let (b, s) = good_args();
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("r.json");
+    let (code, out, _) = vouch(&[
+        "verify",
+        &b,
+        "--source",
+        &s,
+        "-f",
+        "json",
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.is_empty());
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_path).unwrap()).unwrap();
+    assert_eq!(v["verdict"], "accept");
+}
+
+#[test]
+fn a_faulty_source_says_so_plainly() {
+    let (b, _) = good_args();
+    let oracle = root().join("fixtures/real/oracle.csv");
+    let (code, out, _) = vouch(&["verify", &b, "--source", oracle.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.contains("the source data itself is faulty"), "{out}");
+}
