@@ -408,3 +408,35 @@ fn a_date_in_a_sentence_is_not_a_figure() {
         dump(&r)
     );
 }
+
+#[test]
+fn a_terse_memo_in_another_style_passes() {
+    // Setext numbered headings, front matter, years as rows, FYyy labels, fractions scaled by
+    // fit, links with upload prefixes, `percent`/`pts`/`bps`/`times` units, a forward question.
+    let m = include_str!("memo_styles/terse.md");
+    let r = verify_memo(m);
+    let bad: Vec<String> = memo_findings(&r)
+        .iter()
+        .filter(|f| f.status >= Status::Warn && f.id != "memo.year_out_of_range")
+        .map(|f| format!("{} {:?} {}", f.id, f.location.line, f.message))
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let out_of_range = findings_of(&r, "memo.year_out_of_range");
+    assert_eq!(out_of_range.len(), 1, "{}", dump(&r));
+    assert_eq!(out_of_range[0].location.line, Some(line_of(m, "FY2027")));
+}
+
+#[test]
+fn the_terse_memo_still_catches_one_wrong_figure() {
+    let m = include_str!("memo_styles/terse.md").replace("$121.8 million", "$112.8 million");
+    let r = verify_memo(&m);
+    let f = findings_of(&r, "memo.contradicted_number");
+    assert_eq!(f.len(), 1, "{}", dump(&r));
+    assert_eq!(f[0].location.line, Some(line_of(&m, "$112.8 million")));
+    let m = include_str!("memo_styles/terse.md").replace(
+        "| FY23 | 17.65% | 72.19 | 0.0453",
+        "| FY23 | 17.65% | 72.19 | 0.0435",
+    );
+    let r = verify_memo(&m);
+    assert_eq!(findings_of(&r, "memo.kpi_value").len(), 1, "{}", dump(&r));
+}
