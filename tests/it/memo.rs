@@ -440,3 +440,21 @@ fn the_terse_memo_still_catches_one_wrong_figure() {
     let r = verify_memo(&m);
     assert_eq!(findings_of(&r, "memo.kpi_value").len(), 1, "{}", dump(&r));
 }
+
+#[test]
+fn kpi_labels_that_fold_to_no_name_are_matched_as_words_and_million_suffixes_are_plain() {
+    let m = edited(
+        "| Free cash flow ($m) | $83.4 | $106.7 | $117.6 | $162.9 | $187.0 |",
+        "| Free cash flow, $m | $83.4m | $106.7m | $117.6m | $162.9m | $187.0 million* |",
+    );
+    let r = verify_memo(&m);
+    assert!(
+        memo_findings(&r).iter().all(|f| f.status < Status::Warn),
+        "{}",
+        dump(&r)
+    );
+    let r = verify_memo(&m.replace("$117.6m", "$171.6m"));
+    let f = findings_of(&r, "memo.kpi_value");
+    assert_eq!(f.len(), 1, "{}", dump(&r));
+    assert_eq!(f[0].location.year, Some(2023));
+}

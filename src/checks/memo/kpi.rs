@@ -5,7 +5,7 @@
 
 use super::parse::{Doc, Table};
 use super::sections::SectionSpan;
-use super::vocabulary::Entity;
+use super::vocabulary::{words, Entity, Vocabulary};
 use super::years::year_label;
 use super::KpiCell;
 use crate::checks::metrics::MetricsReading;
@@ -17,6 +17,7 @@ use crate::numbers::{
 use crate::recompute::Truth;
 use crate::report::{Finding, Location, NumberDetail};
 use crate::spec::Unit;
+use std::collections::BTreeSet;
 
 /// One value cell of a KPI table, with its label and year.
 struct Cell<'a> {
@@ -77,7 +78,9 @@ fn cells(table: &Table) -> Option<Vec<Cell<'_>>> {
 }
 
 /// What a KPI label names.
-pub fn entity_for_label(ctx: &Context, label: &str) -> Option<Entity> {
+/// Labels are folded and matched by name first; a label that folds to no name (`Free cash flow,
+/// $m`) is matched when it names exactly one metric or item as words (see [`Vocabulary`]).
+pub fn entity_for_label(ctx: &Context, vocab: &Vocabulary, label: &str) -> Option<Entity> {
     let key = fold(label);
     if key.is_empty() {
         return None;
@@ -89,9 +92,36 @@ pub fn entity_for_label(ctx: &Context, label: &str) -> Option<Entity> {
         return Some(Entity::Item(i));
     }
     match ctx.spec.column_named(&key) {
-        Some(c) if c != ctx.spec.source.year_column => Some(Entity::AbsentColumn(c)),
+        Some(c) if c != ctx.spec.source.year_column => return Some(Entity::AbsentColumn(c)),
+        _ => {}
+    }
+    let mentioned: BTreeSet<Entity> = vocab
+        .mentions(&words(label))
+        .into_iter()
+        .map(|m| m.entity)
+        .collect();
+    match mentioned.into_iter().collect::<Vec<_>>()[..] {
+        [e] if e != Entity::Derived => Some(e),
         _ => None,
     }
+}
+
+/// A KPI cell as a number: footnote marks are dropped, and a `m`/`mn`/`million` suffix is read
+/// as the source's own units (as in prose, see [`super::numbers`]).
+pub fn cell_number(text: &str) -> Option<Printed> {
+    let t = text.trim().trim_end_matches(['*', '†', '‡']).trim_end();
+    if let Some(p) = parse_number(t) {
+        return Some(p);
+    }
+    let lower = t.to_ascii_lowercase();
+    for suffix in [" million", "million", " mn", "mn", " m", "m"] {
+        if lower.ends_with(suffix) {
+            let mut p = parse_number(&t[..t.len() - suffix.len()])?;
+            p.raw = text.trim().to_string();
+            return Some(p);
+        }
+    }
+    None
 }
 
 /// The recomputed values an entity may be printed as in year `t`: `(variant name, value)`;
@@ -200,6 +230,7 @@ pub fn check(
         return Vec::new();
     }
     let mut kpi = Vec::new();
+    let vocab = Vocabulary::new(ctx.spec, ctx.stmts);
     for table in &tables {
         // Group by label, keeping first-seen order.
         let mut labels: Vec<&str> = Vec::new();
@@ -210,7 +241,7 @@ pub fn check(
         }
         for label in labels {
             let group: Vec<&Cell> = table.iter().filter(|c| c.label == label).collect();
-            let Some(entity) = entity_for_label(ctx, label) else {
+            let Some(entity) = entity_for_label(ctx, &vocab, label) else {
                 if !label.trim().is_empty() {
                     out.push(
                         Finding::info(
@@ -257,7 +288,7 @@ fn check_label(
             }
             continue;
         }
-        let Some(p) = parse_number(c.text) else {
+        let Some(p) = cell_number(c.text) else {
             out.push(
                 Finding::warn(
                     "memo.kpi_not_a_number",
