@@ -300,22 +300,21 @@ fn check_label(
         };
         parsed.push((c, truth.year_index(c.year), p));
     }
-    let scale = if unit == Unit::Ratio {
-        let Entity::Metric(m) = entity else {
-            unreachable!("only metrics are ratios")
-        };
-        let v = variants(ctx, metrics, m, false)[0];
-        let pairs: Vec<(&Num, &Printed)> = parsed
-            .iter()
-            .filter(|(_, _, p)| !p.percent)
-            .filter_map(|(_, t, p)| {
-                t.and_then(|t| truth.metrics[m].cells[v][t].value())
-                    .map(|x| (x, p))
-            })
-            .collect();
-        fit_scale(pairs.iter().copied(), percent_hint(label)).scale
-    } else {
-        Scale::Fraction
+    // Ratios (always metrics) are scaled by fit over the label's cells; the rest read as printed.
+    let scale = match entity {
+        Entity::Metric(m) if unit == Unit::Ratio => {
+            let v = variants(ctx, metrics, m, false)[0];
+            let pairs: Vec<(&Num, &Printed)> = parsed
+                .iter()
+                .filter(|(_, _, p)| !p.percent)
+                .filter_map(|(_, t, p)| {
+                    t.and_then(|t| truth.metrics[m].cells[v][t].value())
+                        .map(|x| (x, p))
+                })
+                .collect();
+            fit_scale(pairs.iter().copied(), percent_hint(label)).scale
+        }
+        _ => Scale::Fraction,
     };
     for (c, t, p) in parsed {
         let cell_scale = if p.percent { Scale::Hundred } else { scale };

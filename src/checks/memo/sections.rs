@@ -158,36 +158,70 @@ pub fn check(spec: &Spec, doc: &Doc, out: &mut Vec<Finding>) -> Vec<Option<Secti
         }
     }
 
-    // Order: each found section must come after the previous found one.
-    let mut last: Option<(usize, usize)> = None;
-    for (s, span) in spans.iter().enumerate() {
-        let Some(span) = span else { continue };
-        if let Some((ps, pline)) = last {
-            if span.line < pline {
-                out.push(
-                    Finding::warn(
-                        "memo.section_order",
-                        format!(
-                            "section `{}` (line {}) comes before `{}` (line {pline}); the contract orders the sections {}",
-                            spec.memo.sections[s],
-                            span.line,
-                            spec.memo.sections[ps],
-                            spec.memo.sections.join(", ")
-                        ),
-                    )
-                    .line(span.line),
-                );
-                continue;
-            }
-        }
-        last = Some((s, span.line));
+    // Order: the sections in the longest run that is in the contract's order stay; each other
+    // one is out of order (moving one section misplaces one section, not all after it).
+    let found: Vec<(usize, usize)> = spans
+        .iter()
+        .enumerate()
+        .filter_map(|(s, sp)| sp.as_ref().map(|sp| (s, sp.line)))
+        .collect();
+    for i in out_of_order(&found.iter().map(|f| f.1).collect::<Vec<_>>()) {
+        let (s, line) = found[i];
+        let after = found[..i].iter().rev().find(|f| f.1 > line);
+        let why = match after {
+            Some((ps, pl)) => format!(" but comes after `{}` (line {pl})", spec.memo.sections[*ps]),
+            None => String::new(),
+        };
+        out.push(
+            Finding::warn(
+                "memo.section_order",
+                format!(
+                    "section `{}` (line {line}) is out of order{why}; the contract orders the sections {}",
+                    spec.memo.sections[s],
+                    spec.memo.sections.join(", ")
+                ),
+            )
+            .line(line),
+        );
     }
     spans
+}
+
+/// Indices of `lines` outside one longest increasing subsequence (n is the number of sections).
+fn out_of_order(lines: &[usize]) -> Vec<usize> {
+    let n = lines.len();
+    let mut len = vec![1usize; n];
+    let mut prev = vec![usize::MAX; n];
+    for i in 0..n {
+        for j in 0..i {
+            if lines[j] < lines[i] && len[j] + 1 > len[i] {
+                len[i] = len[j] + 1;
+                prev[i] = j;
+            }
+        }
+    }
+    let mut keep = vec![false; n];
+    let mut i = (0..n)
+        .max_by_key(|&i| (len[i], std::cmp::Reverse(i)))
+        .unwrap_or(usize::MAX);
+    while i != usize::MAX {
+        keep[i] = true;
+        i = prev[i];
+    }
+    (0..n).filter(|&i| !keep[i]).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_moved_section_is_the_only_one_out_of_order() {
+        assert_eq!(out_of_order(&[10, 20, 30, 40]), Vec::<usize>::new());
+        assert_eq!(out_of_order(&[90, 20, 30, 40]), vec![0]);
+        assert_eq!(out_of_order(&[10, 30, 20, 40]).len(), 1);
+        assert_eq!(out_of_order(&[]), Vec::<usize>::new());
+    }
 
     #[test]
     fn numbering_and_trailing_colon_are_removed_before_folding() {
