@@ -458,3 +458,25 @@ fn kpi_labels_that_fold_to_no_name_are_matched_as_words_and_million_suffixes_are
     assert_eq!(f.len(), 1, "{}", dump(&r));
     assert_eq!(f[0].location.year, Some(2023));
 }
+
+#[test]
+fn a_table_outside_the_kpi_section_ties_each_cell_to_its_year() {
+    let table = "| Line item | FY2024 | FY2025 | Change |\n|---|---|---|---|\n\
+                 | Net income | $79.6m | $121.8m | +53.02% |\n| Operating margin | 8.98% | 11.64% | +2.66 pts |\n\n";
+    let good = edited(
+        "Net margin was 8.13% in FY2025. ROE",
+        &format!("{table}Net margin was 8.13% in FY2025. ROE"),
+    );
+    let r = verify_memo(&good);
+    assert!(
+        memo_findings(&r).iter().all(|f| f.status < Status::Warn),
+        "{}",
+        dump(&r)
+    );
+    let bad = good.replace("| $79.6m |", "| $97.6m |");
+    let r = verify_memo(&bad);
+    let f = findings_of(&r, "memo.contradicted_number");
+    assert_eq!(f.len(), 1, "{}", dump(&r));
+    assert_eq!(f[0].location.line, Some(line_of(&bad, "$97.6m")));
+    assert_eq!(f[0].location.year, Some(2024));
+}

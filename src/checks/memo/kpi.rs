@@ -20,16 +20,16 @@ use crate::spec::Unit;
 use std::collections::BTreeSet;
 
 /// One value cell of a KPI table, with its label and year.
-struct Cell<'a> {
-    label: &'a str,
-    year: i32,
-    text: &'a str,
-    line: usize,
+pub struct Cell<'a> {
+    pub label: &'a str,
+    pub year: i32,
+    pub text: &'a str,
+    pub line: usize,
 }
 
 /// The cells of a table read with years as columns (header row) or as rows (first column),
 /// whichever has more year labels; `None` when neither has any.
-fn cells(table: &Table) -> Option<Vec<Cell<'_>>> {
+pub fn cells(table: &Table) -> Option<Vec<Cell<'_>>> {
     let header = table.rows.first()?;
     let col_years: Vec<Option<i32>> = header.cells.iter().map(|c| year_label(&c.text)).collect();
     let n_cols = col_years.iter().skip(1).flatten().count();
@@ -75,6 +75,14 @@ fn cells(table: &Table) -> Option<Vec<Cell<'_>>> {
         }
     }
     Some(out)
+}
+
+/// Indices of the tables inside the KPI section.
+pub fn kpi_tables(doc: &Doc, span: &SectionSpan) -> Vec<usize> {
+    let end_line = doc.blocks.get(span.end).map_or(usize::MAX, |b| b.line);
+    (0..doc.tables.len())
+        .filter(|&i| doc.tables[i].line > span.line && doc.tables[i].line < end_line)
+        .collect()
 }
 
 /// What a KPI label names.
@@ -208,12 +216,9 @@ pub fn check(
     let Some(span) = &spans[s] else {
         return Vec::new();
     };
-    let end_line = doc.blocks.get(span.end).map_or(usize::MAX, |b| b.line);
-    let tables: Vec<Vec<Cell>> = doc
-        .tables
-        .iter()
-        .filter(|t| t.line > span.line && t.line < end_line)
-        .filter_map(cells)
+    let tables: Vec<Vec<Cell>> = kpi_tables(doc, span)
+        .into_iter()
+        .filter_map(|i| cells(&doc.tables[i]))
         .collect();
     if tables.is_empty() {
         out.push(

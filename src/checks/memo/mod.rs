@@ -170,7 +170,17 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
     evidence::check(ctx, &doc, &scans, &mut found);
     if let Some(truth) = ctx.truth {
         reading.kpi = kpi::check(ctx, truth, metrics, &doc, &spans, &mut found);
-        tied::check(ctx, truth, metrics, &doc, &scans, &mut found);
+        let kpi_section = ctx
+            .spec
+            .memo
+            .sections
+            .iter()
+            .position(|n| *n == ctx.spec.memo.kpi_section);
+        let kpi_tables = kpi_section
+            .and_then(|s| spans[s].as_ref())
+            .map(|span| kpi::kpi_tables(&doc, span))
+            .unwrap_or_default();
+        tied::check(ctx, truth, metrics, &doc, &scans, &kpi_tables, &mut found);
     }
     for f in &mut found {
         f.artifact = Some(name.clone());

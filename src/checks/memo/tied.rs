@@ -6,7 +6,7 @@
 //! source is `memo.number_out_of_range`; to an undefined value, contradicted. The contract's own
 //! thresholds and enumeration markers like `(1)` are not checked.
 
-use super::kpi::variants;
+use super::kpi::{cells, entity_for_label, variants};
 use super::numbers::{numbers, NumberMention, Unit};
 use super::parse::{BlockKind, Doc};
 use super::sections::numbering_len;
@@ -172,6 +172,7 @@ pub fn check(
     metrics: &MetricsReading,
     doc: &Doc,
     scans: &[Scan],
+    kpi_tables: &[usize],
     out: &mut Vec<Finding>,
 ) {
     let vocab = Vocabulary::new(ctx.spec, ctx.stmts);
@@ -227,6 +228,31 @@ pub fn check(
                 };
                 judge_number(ctx, truth, metrics, &tie, &n, &mut cache, out);
             }
+        }
+    }
+    // Tables outside the KPI section: a cell under a year column (or in a year row) is tied to
+    // that year and to what its row (or column) label names, like a sentence naming both.
+    for (ti, table) in doc.tables.iter().enumerate() {
+        if kpi_tables.contains(&ti) {
+            continue;
+        }
+        let Some(cells) = cells(table) else { continue };
+        for c in cells {
+            let Some(entity) = entity_for_label(ctx, &vocab, c.label) else {
+                continue;
+            };
+            let [n] = &numbers(c.text)[..] else { continue };
+            if n.unit == Unit::Unresolved || is_threshold(ctx, n) || is_marker(n) {
+                continue;
+            }
+            let sentence = format!("{} | {} | {}", c.label, c.year, c.text);
+            let tie = Tie {
+                entity,
+                year: c.year,
+                line: c.line,
+                sentence: &sentence,
+            };
+            judge_number(ctx, truth, metrics, &tie, n, &mut cache, out);
         }
     }
 }
