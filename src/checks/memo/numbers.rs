@@ -5,7 +5,8 @@
 //! bare. `million`, `mn` and `m` are read as plain numbers in the source's own units (the memo
 //! cannot tell vouch what unit the source uses, and agents echo it: `$1,038.4 million`);
 //! `billion`, `bn`, `thousand` and `k` change the unit by a factor vouch cannot know, so such
-//! numbers are not checked. A number glued to a letter (`Q4`, `3rd`, `10-K`) or joined to other
+//! numbers are not checked; nor are durations (`64 days`, `3 years`), which no line item or metric
+//! measures. A number glued to a letter (`Q4`, `3rd`, `10-K`) or joined to other
 //! digits by `,`/`.` is not a number. Parentheses around a number alone make it a candidate
 //! negative (prose also uses them as plain brackets, so both readings are kept). A day of the
 //! month next to a month name (`December 31, 2025`, `31 Dec`) is part of a date, not a figure.
@@ -76,6 +77,7 @@ fn pattern() -> &'static Regex {
               | \s(?:times)\b
               | \s?(?:million|mn|m)\b
               | \s?(?:billion|bn|thousand|k)\b
+              | \s(?:days?|weeks?|months?|quarters?|years?)\b
             )?",
         )
         .expect("number pattern compiles")
@@ -90,6 +92,14 @@ fn unit_of(word: &str) -> Unit {
         "x" | "×" | "times" => Unit::Multiple,
         "million" | "mn" | "m" => Unit::Bare,
         "billion" | "bn" | "thousand" | "k" => Unit::Unresolved,
+        w if w.starts_with("day")
+            || w.starts_with("week")
+            || w.starts_with("month")
+            || w.starts_with("quarter")
+            || w.starts_with("year") =>
+        {
+            Unit::Unresolved
+        }
         "bps" => Unit::BasisPoints,
         w if w.starts_with("basis") => Unit::BasisPoints,
         w if w.starts_with("per") && w.ends_with("cent") => Unit::Percent,
@@ -237,6 +247,7 @@ mod tests {
             parse_decimal("1038.4").unwrap()
         );
         assert_eq!(one("was $1.04 billion").unit, Unit::Unresolved);
+        assert_eq!(one("DSO of 64.2 days").unit, Unit::Unresolved);
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! (absolute, or relative with either base; a change may be written as its magnitude), or — for a
 //! metric — its value under the variant the metrics file uses. A tied number to a year outside the
 //! source is `memo.number_out_of_range`; to an undefined value, contradicted. The contract's own
-//! thresholds and enumeration markers like `(1)` are not checked.
+//! thresholds and enumeration markers like `(1)` are not checked. In a table with year columns
+//! (or year rows) outside the KPI section, each cell is tied to its year and to what its label
+//! names, as a sentence naming both would be (the KPI table itself is `kpi`'s).
 
 use super::kpi::{cells, entity_for_label, variants};
 use super::numbers::{numbers, NumberMention, Unit};
