@@ -26,7 +26,7 @@ fn numbering() -> &'static Regex {
         Regex::new(
             r"(?ix)^\s*
             (?:(?:section|part|chapter)\s+|§\s*)?
-            (?: \d+(?:\.\d+)*[.):]? | [ivxlcdm]+[.):] | [a-z][.)] )
+            (?: \(?\d+(?:\.\d+)*[.):]? | \(?[ivxlcdm]+[.):] | \(?[a-z][.)] )
             \s*[-–—:]?\s+",
         )
         .expect("numbering pattern compiles")
@@ -229,6 +229,9 @@ mod tests {
             "3. Profitability",
             "III. Profitability:",
             "3) Profitability",
+            "(3) Profitability",
+            "3.1 Profitability",
+            "3 - Profitability",
             "Section 3: Profitability",
             "A. Profitability",
             "Profitability:",
