@@ -6,4 +6,5 @@ mod cli;
 mod core;
 mod defects;
 mod memo;
+mod script;
 mod support;

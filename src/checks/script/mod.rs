@@ -1,0 +1,286 @@
+//! `script.*`: the agent's `analyze_financials.py` (contract §6). It must parse as Python 3.12,
+//! import only CPython 3.12's standard library, use no network or process access, and name the
+//! five other artifacts in string literals.
+//!
+//! [`python`] parses the script with a real Python parser and collects imports, references to
+//! `os` and string literals with their lines; this module only judges them against the spec's
+//! `[script]` section and [`stdlib`]. Comments and strings are never code here: a comment
+//! `# import socket` or a string `"subprocess"` is not an import.
+
+pub mod python;
+pub mod stdlib;
+
+use crate::checks::Context;
+use crate::report::registry::CheckDef;
+use crate::report::{Family, Finding};
+use crate::spec::Spec;
+use python::{Import, ImportForm, OsVia, Reading, Script, Span};
+
+pub const CHECKS: &[CheckDef] = crate::checks![Family::Script;
+    "script.unreadable", Fail, "The script is not valid UTF-8.";
+    "script.syntax", Fail, "The script does not parse as Python 3.12 source (the first error's line is shown).";
+    "script.non_stdlib_import", Fail, "An import names a module outside CPython 3.12's `sys.stdlib_module_names`.";
+    "script.network_or_process", Fail, "A network or process module is imported, or `os`'s process functions (system, popen, exec*, spawn*, fork) are referenced.";
+    "script.relative_import", Fail, "A relative import (`from . import x`): the script must be one self-contained file.";
+    "script.dynamic_import", Warn, "`__import__` or `importlib.import_module` with a module name that is not a string literal: what it imports cannot be checked.";
+    "script.missing_artifact_name", Fail, "One of the five other artifacts' file names appears in no string literal of the script.";
+];
+
+/// The names `from os import *` binds that could match a `forbidden_os_calls` pattern (CPython
+/// 3.12: `[n for n in dir(os) if re.match(r"system|popen|fork|exec|spawn", n)]`). After a star
+/// import a bare name is `os`'s only if `os` has it: a script's own `execute_query` is not.
+const OS_PROCESS_NAMES: [&str; 20] = [
+    "execl", "execle", "execlp", "execlpe", "execv", "execve", "execvp", "execvpe", "fork",
+    "forkpty", "popen", "spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnv", "spawnve", "spawnvp",
+    "spawnvpe", "system",
+];
+
+/// Findings of one id beyond this many are summarised in the last one.
+const MAX_FINDINGS_PER_ID: usize = 20;
+
+pub fn check(ctx: &Context, out: &mut Vec<Finding>) {
+    let name = ctx.spec.artifacts.script.as_str();
+    if let Some(text) = ctx.text(name, "script.unreadable", out) {
+        judge(ctx.spec, text, out);
+    }
+}
+
+/// All script checks on the script's text.
+pub fn judge(spec: &Spec, text: &str, out: &mut Vec<Finding>) {
+    let version = spec.script.python_version.as_str();
+    let mut found = Findings::new(spec.artifacts.script.clone());
+    match python::read(text, version) {
+        Reading::Invalid(problems) => {
+            let (line, shown, message) = match problems.first() {
+                Some(p) => (p.at.line, p.at.text.clone(), p.message.clone()),
+                None => (1, String::new(), "the parser rejected it".to_string()),
+            };
+            let more = match problems.len() {
+                0 | 1 => String::new(),
+                n => format!(" ({} more syntax errors follow)", n - 1),
+            };
+            found.push(
+                Finding::fail(
+                    "script.syntax",
+                    format!(
+                        "the script does not parse as Python {version}: {message}, at `{shown}`{more}; \
+                         a script that does not run cannot have produced the artifacts, and its imports \
+                         were not checked"
+                    ),
+                ),
+                Some(line),
+            );
+        }
+        Reading::Valid(script) => judge_script(spec, &script, &mut found),
+    }
+    out.extend(found.finish());
+}
+
+fn judge_script(spec: &Spec, script: &Script, found: &mut Findings) {
+    let version = spec.script.python_version.as_str();
+    for p in &script.version_problems {
+        found.push(
+            Finding::fail(
+                "script.syntax",
+                format!(
+                    "`{}` is not Python {version} syntax: {}",
+                    p.at.text, p.message
+                ),
+            ),
+            Some(p.at.line),
+        );
+    }
+    for import in &script.imports {
+        judge_import(spec, import, found);
+    }
+    for at in &script.dynamic_imports {
+        found.push(
+            Finding::warn(
+                "script.dynamic_import",
+                format!(
+                    "`{}` imports a module whose name is not a string literal; vouch cannot tell \
+                     whether it is in the standard library or opens the network",
+                    at.text
+                ),
+            ),
+            Some(at.line),
+        );
+    }
+    for r in &script.os_references {
+        let Some(pattern) = forbidden_os_call(spec, &r.attr) else {
+            continue;
+        };
+        if r.via == OsVia::StarImport && !OS_PROCESS_NAMES.contains(&r.attr.as_str()) {
+            continue;
+        }
+        let how = match r.via {
+            OsVia::Attribute => format!("`os.{}` is referenced", r.attr),
+            OsVia::FromImport => format!("`{}` is imported from `os`", r.attr),
+            OsVia::StarImport => format!("`{}` is used after `from os import *`", r.attr),
+            OsVia::Getattr => format!("`os.{}` is looked up by name", r.attr),
+        };
+        found.push(
+            Finding::fail(
+                "script.network_or_process",
+                format!(
+                    "{how} in `{}` (forbidden: `{pattern}`); the script must not run or fork processes",
+                    r.at.text
+                ),
+            ),
+            Some(r.at.line),
+        );
+    }
+    judge_artifact_names(spec, script, found);
+}
+
+fn judge_import(spec: &Spec, import: &Import, found: &mut Findings) {
+    let at: &Span = &import.at;
+    let shown = describe(import);
+    if import.level > 0 {
+        found.push(
+            Finding::fail(
+                "script.relative_import",
+                format!(
+                    "{shown} is a relative import in `{}`; the script must be a single file that \
+                     imports only the standard library",
+                    at.text
+                ),
+            ),
+            Some(at.line),
+        );
+        return;
+    }
+    let top = import.top();
+    if spec.script.forbidden_modules.iter().any(|m| m == top) {
+        found.push(
+            Finding::fail(
+                "script.network_or_process",
+                format!(
+                    "{shown} in `{}` gives network or process access (`{top}`); the analysis runs \
+                     in a network-less sandbox and must not need either",
+                    at.text
+                ),
+            ),
+            Some(at.line),
+        );
+    } else if !stdlib::is_stdlib(top) {
+        found.push(
+            Finding::fail(
+                "script.non_stdlib_import",
+                format!(
+                    "{shown} in `{}`: `{top}` is not in CPython {}'s standard library \
+                     (sys.stdlib_module_names); the task allows the standard library only",
+                    at.text, spec.script.python_version
+                ),
+            ),
+            Some(at.line),
+        );
+    }
+}
+
+/// How an import is named in a message.
+fn describe(import: &Import) -> String {
+    let dots = ".".repeat(import.level as usize);
+    match import.form {
+        ImportForm::Import => format!("`import {}`", import.module),
+        ImportForm::From => format!(
+            "`from {dots}{} import {}`",
+            import.module,
+            import.names.join(", ")
+        ),
+        ImportForm::DunderImport => format!("`__import__(\"{dots}{}\")`", import.module),
+        ImportForm::ImportModule => format!("`import_module(\"{dots}{}\")`", import.module),
+    }
+}
+
+/// The spec pattern an `os` attribute matches (`exec*` matches `execv`), if any.
+fn forbidden_os_call<'s>(spec: &'s Spec, attr: &str) -> Option<&'s str> {
+    spec.script
+        .forbidden_os_calls
+        .iter()
+        .find(|p| match p.strip_suffix('*') {
+            Some(prefix) => attr.starts_with(prefix),
+            None => attr == p.as_str(),
+        })
+        .map(String::as_str)
+}
+
+fn judge_artifact_names(spec: &Spec, script: &Script, found: &mut Findings) {
+    let own = spec.artifacts.script.as_str();
+    for name in spec.artifacts.all().into_iter().filter(|n| *n != own) {
+        if !script.literals.iter().any(|l| names_file(&l.value, name)) {
+            found.push(
+                Finding::fail(
+                    "script.missing_artifact_name",
+                    format!(
+                        "no string literal in the script names `{name}`; the script is meant to \
+                         write every artifact, so the bundle's `{name}` may not come from it"
+                    ),
+                ),
+                None,
+            );
+        }
+    }
+}
+
+/// Whether `literal` contains the file name `name` as a whole file name: `/mnt/data/x.csv` names
+/// `x.csv`, `old_x.csv` and `x.csv.bak` do not.
+fn names_file(literal: &str, name: &str) -> bool {
+    let bytes = literal.as_bytes();
+    literal.match_indices(name).any(|(i, m)| {
+        let before_ok = i == 0 || !matches!(bytes[i - 1], b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'-' | b'.');
+        let after = &bytes[i + m.len()..];
+        let after_ok = match after {
+            [] => true,
+            [b'.', c, ..] => !c.is_ascii_alphanumeric(),
+            [c, ..] => !c.is_ascii_alphanumeric() && *c != b'_',
+        };
+        before_ok && after_ok
+    })
+}
+
+/// The family's findings, with the artifact and line set, at most [`MAX_FINDINGS_PER_ID`] per id.
+struct Findings {
+    artifact: String,
+    list: Vec<Finding>,
+    dropped: Vec<(&'static str, usize)>,
+}
+
+impl Findings {
+    fn new(artifact: String) -> Findings {
+        Findings {
+            artifact,
+            list: Vec::new(),
+            dropped: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, finding: Finding, line: Option<usize>) {
+        let id = finding.id;
+        if self.list.iter().filter(|f| f.id == id).count() >= MAX_FINDINGS_PER_ID {
+            match self.dropped.iter_mut().find(|(d, _)| *d == id) {
+                Some((_, n)) => *n += 1,
+                None => self.dropped.push((id, 1)),
+            }
+            return;
+        }
+        let mut finding = finding.artifact(self.artifact.clone());
+        if let Some(line) = line {
+            finding = finding.line(line);
+        }
+        self.list.push(finding);
+    }
+
+    fn finish(mut self) -> Vec<Finding> {
+        for (id, n) in self.dropped {
+            if let Some(last) = self.list.iter_mut().rev().find(|f| f.id == id) {
+                last.message
+                    .push_str(&format!(" ({n} more like this not shown)"));
+            }
+        }
+        self.list
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,662 @@
+//! Reading `analyze_financials.py`: parse it as Python 3.12 and collect, with their lines, the
+//! facts the script checks judge — every import (statements and `__import__` /
+//! `importlib.import_module` calls), every reference to an attribute of `os`, and every string
+//! literal. This module never judges: it does not know which modules are allowed.
+//!
+//! The parser is ruff's own (`ruff_python_parser`, the crate ruff publishes on crates.io), so
+//! comments and strings are tokens, never code. Version `=0.0.10` is pinned because it is the
+//! newest release whose `rust-version` (1.95) builds on our toolchain; later releases need 1.96+.
+//! It is preferred to `rustpython-parser` (0.4, unmaintained since 2024, no 3.12 grammar flags):
+//! ruff's parser is maintained, recovers from errors, and reports syntax newer than a target
+//! version (3.13's and 3.14's) separately, which is how "parses as Python 3.12" is checked.
+//!
+//! Limits: the analysis is by name, not by scope or data flow. A name bound to `os` anywhere
+//! (`import os as o`, `o = os`, `o = __import__("os")`) counts as `os` everywhere. `posix` and
+//! `nt`, the modules `os` re-exports its process functions from, count as `os` too. Nesting is
+//! bounded before parsing (see [`nesting_problem`]) so that a hostile script cannot exhaust the
+//! stack or memory.
+
+use ruff_python_ast::token::TokenKind;
+use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
+use ruff_python_ast::{
+    Expr, ExprAttribute, ExprCall, FStringPart, InterpolatedStringElement, PythonVersion, Stmt,
+};
+use ruff_python_parser::lexer::lex;
+use ruff_python_parser::{parse_unchecked, Mode, ParseOptions};
+use ruff_text_size::{Ranged, TextRange, TextSize};
+use std::collections::HashSet;
+
+/// CPython 3.12 refuses deeper parenthesis nesting ("too many nested parentheses").
+const MAX_BRACKET_DEPTH: usize = 200;
+/// CPython 3.12 refuses deeper indentation ("too many levels of indentation").
+const MAX_INDENT_DEPTH: usize = 100;
+/// CPython 3.12 fails to compile expressions nested this deep (RecursionError or "Parser stack
+/// overflowed"); measured with 3.12.1, which already fails somewhere between 1000 and 3000.
+const MAX_EXPRESSION_DEPTH: usize = 3000;
+/// The stack the parse and walk run on; the nesting bounds keep the recursion well inside it.
+const STACK_BYTES: usize = 64 << 20;
+/// Offending text is shown up to this many characters.
+const SHOWN_CHARS: usize = 120;
+
+/// Modules whose attributes are `os`'s process functions.
+const OS_MODULES: [&str; 3] = ["os", "posix", "nt"];
+
+/// A place in the script: its 1-based line and the offending text (first line, shortened).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub line: usize,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxProblem {
+    pub at: Span,
+    pub message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImportForm {
+    /// `import a.b [as c]`
+    Import,
+    /// `from a.b import c`, `from . import c`
+    From,
+    /// `__import__("a")`, `importlib.__import__("a")`, `builtins.__import__("a")`
+    DunderImport,
+    /// `importlib.import_module("a")`
+    ImportModule,
+}
+
+/// One imported module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Import {
+    /// The dotted module name as written, without the leading dots of a relative import.
+    pub module: String,
+    /// The number of leading dots (0 for an absolute import).
+    pub level: u32,
+    /// For `from` imports, the imported names (`*` included).
+    pub names: Vec<String>,
+    pub form: ImportForm,
+    pub at: Span,
+}
+
+impl Import {
+    /// The top-level package: `http` for `http.client`.
+    pub fn top(&self) -> &str {
+        self.module.split('.').next().unwrap_or("")
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OsVia {
+    /// `os.system`, `o.system`, `__import__("os").system`
+    Attribute,
+    /// `from os import system`
+    FromImport,
+    /// a bare name after `from os import *`
+    StarImport,
+    /// `getattr(os, "system")`
+    Getattr,
+}
+
+/// A reference to an attribute of `os` (any attribute; the check picks the forbidden ones).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OsReference {
+    pub attr: String,
+    pub via: OsVia,
+    pub at: Span,
+}
+
+/// A string (or bytes) literal's text; f-strings contribute their literal parts, each run
+/// between two interpolations as one literal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Literal {
+    pub value: String,
+    pub line: usize,
+}
+
+/// What the script does, as far as the checks care.
+#[derive(Clone, Debug, Default)]
+pub struct Script {
+    /// Syntax that Python 3.12 does not have (newer grammar); the rest was read normally.
+    pub version_problems: Vec<SyntaxProblem>,
+    pub imports: Vec<Import>,
+    /// `__import__(name)` / `import_module(name)` whose module is not a literal.
+    pub dynamic_imports: Vec<Span>,
+    pub os_references: Vec<OsReference>,
+    pub literals: Vec<Literal>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Reading {
+    /// The script does not parse; the problems are in source order (the first is CPython's).
+    Invalid(Vec<SyntaxProblem>),
+    Valid(Script),
+}
+
+/// Parse `text` as Python `version` (`"3.12"`) and collect its facts.
+pub fn read(text: &str, version: &str) -> Reading {
+    let lines = LineIndex::new(text);
+    if let Some(problem) = nesting_problem(text, &lines) {
+        return Reading::Invalid(vec![problem]);
+    }
+    let target = parse_version(version);
+    // The nesting bound keeps recursion shallow, but the AST walk and its drop still recurse
+    // once per level: run them on a stack of known size rather than the caller's.
+    let run = || read_bounded(text, target, &lines);
+    std::thread::scope(|s| {
+        match std::thread::Builder::new()
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(s, run)
+        {
+            Ok(handle) => handle.join().unwrap_or_else(|_| {
+                Reading::Invalid(vec![SyntaxProblem {
+                    at: Span {
+                        line: 1,
+                        text: String::new(),
+                    },
+                    message: "the Python parser failed on this script".into(),
+                }])
+            }),
+            Err(_) => read_bounded(text, target, &lines),
+        }
+    })
+}
+
+fn parse_version(version: &str) -> PythonVersion {
+    let mut parts = version.split('.').map(|p| p.trim().parse::<u8>().ok());
+    match (parts.next().flatten(), parts.next().flatten()) {
+        (Some(major), Some(minor)) => PythonVersion { major, minor },
+        _ => PythonVersion {
+            major: 3,
+            minor: 12,
+        },
+    }
+}
+
+fn read_bounded(text: &str, target: PythonVersion, lines: &LineIndex) -> Reading {
+    let options = ParseOptions::from(Mode::Module).with_target_version(target);
+    let parsed = parse_unchecked(text, options);
+    if !parsed.errors().is_empty() {
+        let mut problems: Vec<SyntaxProblem> = parsed
+            .errors()
+            .iter()
+            .map(|e| SyntaxProblem {
+                at: lines.span(text, e.location),
+                message: e.error.to_string(),
+            })
+            .collect();
+        problems.sort_by_key(|p| p.at.line);
+        return Reading::Invalid(problems);
+    }
+    let version_problems = parsed
+        .unsupported_syntax_errors()
+        .iter()
+        .map(|e| SyntaxProblem {
+            at: lines.span(text, e.range),
+            message: e.to_string(),
+        })
+        .collect();
+    let Some(module) = parsed.syntax().as_module() else {
+        return Reading::Invalid(Vec::new());
+    };
+    let body = &module.body;
+
+    // Bindings first: uses may come before the import in the text (function bodies).
+    let mut bindings = Bindings::default();
+    for _ in 0..4 {
+        let before = bindings.size();
+        let mut pass = BindingPass { b: &mut bindings };
+        pass.visit_body(body);
+        if bindings.size() == before {
+            break;
+        }
+    }
+    let mut facts = FactPass {
+        text,
+        lines,
+        b: &bindings,
+        script: Script {
+            version_problems,
+            ..Script::default()
+        },
+    };
+    facts.visit_body(body);
+    Reading::Valid(facts.script)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nesting bound, from tokens alone (the lexer is iterative).
+
+/// A script nested deeper than CPython 3.12 accepts, as a syntax problem, found before parsing.
+///
+/// Expression depth is bounded per logical line by counting, for each open bracket level, the
+/// operator and keyword tokens since the last comma at that level (a comma always separates
+/// sibling subtrees), plus one per open bracket. That count is at least the AST depth.
+fn nesting_problem(text: &str, lines: &LineIndex) -> Option<SyntaxProblem> {
+    let mut lexer = lex(text, Mode::Module);
+    let mut counters: Vec<usize> = vec![0];
+    let mut indent = 0usize;
+    // The lexer does not expose token offsets; lines are counted from newline tokens, which is
+    // exact unless a multi-line string or a backslash continuation comes first.
+    let mut line = 1usize;
+    loop {
+        let kind = lexer.next_token();
+        let message = match kind {
+            TokenKind::EndOfFile => return None,
+            TokenKind::Newline | TokenKind::NonLogicalNewline => {
+                line += 1;
+                if kind == TokenKind::Newline {
+                    counters = vec![0];
+                }
+                None
+            }
+            TokenKind::Indent => {
+                indent += 1;
+                (indent > MAX_INDENT_DEPTH).then(|| {
+                    format!("too many levels of indentation (more than {MAX_INDENT_DEPTH}, CPython's limit)")
+                })
+            }
+            TokenKind::Dedent => {
+                indent = indent.saturating_sub(1);
+                None
+            }
+            TokenKind::Lpar | TokenKind::Lsqb | TokenKind::Lbrace => {
+                counters.push(0);
+                (counters.len() - 1 > MAX_BRACKET_DEPTH).then(|| {
+                    format!("too many nested parentheses (more than {MAX_BRACKET_DEPTH}, CPython's limit)")
+                })
+            }
+            TokenKind::Rpar | TokenKind::Rsqb | TokenKind::Rbrace => {
+                if counters.len() > 1 {
+                    counters.pop();
+                }
+                None
+            }
+            TokenKind::Comma => {
+                if let Some(top) = counters.last_mut() {
+                    *top = 0;
+                }
+                None
+            }
+            k if k.is_operator() || k.is_keyword() => {
+                if let Some(top) = counters.last_mut() {
+                    *top += 1;
+                }
+                let depth = counters.iter().sum::<usize>() + counters.len();
+                (depth > MAX_EXPRESSION_DEPTH).then(|| {
+                    format!(
+                        "expression nested too deeply (more than {MAX_EXPRESSION_DEPTH} levels; \
+                         CPython 3.12 refuses to compile it)"
+                    )
+                })
+            }
+            _ => None,
+        };
+        if let Some(message) = message {
+            return Some(SyntaxProblem {
+                at: lines.line_span(text, line),
+                message,
+            });
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lines and spans.
+
+struct LineIndex {
+    /// Byte offset of each line's start.
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(text: &str) -> LineIndex {
+        let bytes = text.as_bytes();
+        let mut starts = vec![0];
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\n' => starts.push(i + 1),
+                b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
+                    starts.push(i + 2);
+                    i += 1;
+                }
+                b'\r' => starts.push(i + 1),
+                _ => {}
+            }
+            i += 1;
+        }
+        LineIndex { starts }
+    }
+
+    /// 1-based line of a byte offset.
+    fn line(&self, offset: TextSize) -> usize {
+        self.starts.partition_point(|&s| s <= offset.to_usize())
+    }
+
+    /// A whole line as a span (1-based; clamped to the last line).
+    fn line_span(&self, text: &str, line: usize) -> Span {
+        let line = line.clamp(1, self.starts.len());
+        let start = self.starts[line - 1];
+        let end = self.starts.get(line).copied().unwrap_or(text.len());
+        let range = TextRange::new(TextSize::new(start as u32), TextSize::new(end as u32));
+        self.span(text, range)
+    }
+
+    fn span(&self, text: &str, range: TextRange) -> Span {
+        let start = range.start().to_usize().min(text.len());
+        let end = range.end().to_usize().clamp(start, text.len());
+        let slice = text.get(start..end).unwrap_or("");
+        let first = slice.lines().next().unwrap_or("").trim_end();
+        let mut shown: String = first.chars().take(SHOWN_CHARS).collect();
+        if shown.len() < slice.trim_end().len() {
+            shown.push('…');
+        }
+        Span {
+            line: self.line(range.start()),
+            text: shown,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pass 1: which names are bound to `os`, to `importlib`, or to `import_module`.
+
+#[derive(Default)]
+struct Bindings {
+    os: HashSet<String>,
+    importlib: HashSet<String>,
+    import_module: HashSet<String>,
+    /// `from os import *` somewhere.
+    os_star: bool,
+}
+
+impl Bindings {
+    fn size(&self) -> usize {
+        self.os.len() + self.importlib.len() + self.import_module.len() + usize::from(self.os_star)
+    }
+
+    /// Whether `expr` evaluates to the `os` module (as far as names tell).
+    fn is_os(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Name(n) => self.os.contains(n.id.as_str()),
+            Expr::Call(call) => match self.import_call(call) {
+                Some((_, Some(Expr::StringLiteral(s)))) => {
+                    OS_MODULES.contains(&join_string(s).as_str())
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// When `call` imports a module: its form and its module-name argument.
+    fn import_call<'e>(&self, call: &'e ExprCall) -> Option<(ImportForm, Option<&'e Expr>)> {
+        let form = match call.func.as_ref() {
+            Expr::Name(n) if n.id.as_str() == "__import__" => ImportForm::DunderImport,
+            Expr::Name(n) if self.import_module.contains(n.id.as_str()) => ImportForm::ImportModule,
+            Expr::Attribute(a) if a.attr.id.as_str() == "__import__" => ImportForm::DunderImport,
+            Expr::Attribute(ExprAttribute { value, attr, .. })
+                if attr.id.as_str() == "import_module"
+                    && matches!(value.as_ref(), Expr::Name(n) if self.importlib.contains(n.id.as_str())) =>
+            {
+                ImportForm::ImportModule
+            }
+            _ => return None,
+        };
+        let arg = call.arguments.args.first().or_else(|| {
+            call.arguments
+                .keywords
+                .iter()
+                .find(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == "name"))
+                .map(|k| &k.value)
+        });
+        Some((form, arg))
+    }
+}
+
+struct BindingPass<'b> {
+    b: &'b mut Bindings,
+}
+
+impl<'a> Visitor<'a> for BindingPass<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::Import(import) => {
+                for alias in &import.names {
+                    let name = alias.name.id.as_str();
+                    let top = name.split('.').next().unwrap_or(name);
+                    match &alias.asname {
+                        // `import os.path as p` binds `os.path`, not `os`.
+                        Some(asname) if name == top => self.bind_module(name, asname.id.as_str()),
+                        Some(_) => {}
+                        None => self.bind_module(top, top),
+                    }
+                }
+            }
+            Stmt::ImportFrom(from) if from.level == 0 => {
+                let module = from.module.as_ref().map(|m| m.id.as_str()).unwrap_or("");
+                for alias in &from.names {
+                    let name = alias.name.id.as_str();
+                    let bound = alias.asname.as_ref().map(|a| a.id.as_str()).unwrap_or(name);
+                    if OS_MODULES.contains(&module) && name == "*" {
+                        self.b.os_star = true;
+                    }
+                    if module == "importlib" && name == "import_module" {
+                        self.b.import_module.insert(bound.to_string());
+                    }
+                }
+            }
+            Stmt::Assign(assign) if self.b.is_os(&assign.value) => {
+                for target in &assign.targets {
+                    if let Expr::Name(n) = target {
+                        self.b.os.insert(n.id.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+        walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Named(named) = expr {
+            if let Expr::Name(n) = named.target.as_ref() {
+                if self.b.is_os(&named.value) {
+                    self.b.os.insert(n.id.to_string());
+                }
+            }
+        }
+        walk_expr(self, expr);
+    }
+}
+
+impl BindingPass<'_> {
+    fn bind_module(&mut self, module: &str, bound: &str) {
+        if OS_MODULES.contains(&module) {
+            self.b.os.insert(bound.to_string());
+        } else if module == "importlib" {
+            self.b.importlib.insert(bound.to_string());
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pass 2: the facts.
+
+struct FactPass<'t> {
+    text: &'t str,
+    lines: &'t LineIndex,
+    b: &'t Bindings,
+    script: Script,
+}
+
+impl FactPass<'_> {
+    fn span(&self, range: TextRange) -> Span {
+        self.lines.span(self.text, range)
+    }
+
+    fn os_reference(&mut self, attr: &str, via: OsVia, range: TextRange) {
+        let at = self.span(range);
+        self.script.os_references.push(OsReference {
+            attr: attr.to_string(),
+            via,
+            at,
+        });
+    }
+
+    fn literal(&mut self, value: String, offset: TextSize) {
+        let line = self.lines.line(offset);
+        self.script.literals.push(Literal { value, line });
+    }
+
+    fn import_call(&mut self, call: &ExprCall) {
+        let Some((form, arg)) = self.b.import_call(call) else {
+            return;
+        };
+        let at = self.span(call.range());
+        let Some(Expr::StringLiteral(s)) = arg else {
+            self.script.dynamic_imports.push(at);
+            return;
+        };
+        let written = join_string(s);
+        let module = written.trim_start_matches('.');
+        let mut level = (written.len() - module.len()) as u32;
+        if form == ImportForm::DunderImport {
+            // `__import__(name, globals, locals, fromlist, level)`
+            let level_arg = call.arguments.args.get(4).or_else(|| {
+                call.arguments
+                    .keywords
+                    .iter()
+                    .find(|k| k.arg.as_ref().is_some_and(|a| a.id.as_str() == "level"))
+                    .map(|k| &k.value)
+            });
+            if let Some(Expr::NumberLiteral(n)) = level_arg {
+                if let Some(l) = n.value.as_int().and_then(|i| i.as_u16()) {
+                    let l = u32::from(l);
+                    level = level.max(l);
+                }
+            }
+        }
+        self.script.imports.push(Import {
+            module: module.to_string(),
+            level,
+            names: Vec::new(),
+            form,
+            at,
+        });
+    }
+}
+
+impl<'a> Visitor<'a> for FactPass<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::Import(import) => {
+                for alias in &import.names {
+                    let at = self.span(alias.range());
+                    self.script.imports.push(Import {
+                        module: alias.name.id.to_string(),
+                        level: 0,
+                        names: Vec::new(),
+                        form: ImportForm::Import,
+                        at: Span {
+                            line: at.line,
+                            text: self.span(stmt.range()).text,
+                        },
+                    });
+                }
+            }
+            Stmt::ImportFrom(from) => {
+                let module = from
+                    .module
+                    .as_ref()
+                    .map(|m| m.id.to_string())
+                    .unwrap_or_default();
+                let names: Vec<String> = from.names.iter().map(|a| a.name.id.to_string()).collect();
+                if from.level == 0 && OS_MODULES.contains(&module.as_str()) {
+                    for alias in from.names.iter().filter(|a| a.name.id.as_str() != "*") {
+                        self.os_reference(alias.name.id.as_str(), OsVia::FromImport, stmt.range());
+                    }
+                }
+                let at = self.span(stmt.range());
+                self.script.imports.push(Import {
+                    module,
+                    level: from.level,
+                    names,
+                    form: ImportForm::From,
+                    at,
+                });
+            }
+            _ => {}
+        }
+        walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match expr {
+            Expr::Attribute(a) if self.b.is_os(&a.value) => {
+                self.os_reference(a.attr.id.as_str(), OsVia::Attribute, a.range());
+            }
+            Expr::Name(n) if self.b.os_star => {
+                self.os_reference(n.id.as_str(), OsVia::StarImport, n.range());
+            }
+            Expr::Call(call) => {
+                self.import_call(call);
+                if let (Expr::Name(f), [obj, Expr::StringLiteral(name), ..]) =
+                    (call.func.as_ref(), call.arguments.args.as_ref())
+                {
+                    if matches!(f.id.as_str(), "getattr" | "hasattr") && self.b.is_os(obj) {
+                        self.os_reference(&join_string(name), OsVia::Getattr, call.range());
+                    }
+                }
+            }
+            Expr::StringLiteral(s) => self.literal(join_string(s), s.range().start()),
+            Expr::BytesLiteral(b) => {
+                let bytes: Vec<u8> = b
+                    .value
+                    .iter()
+                    .flat_map(|p| p.value.iter().copied())
+                    .collect();
+                self.literal(
+                    String::from_utf8_lossy(&bytes).into_owned(),
+                    b.range().start(),
+                );
+            }
+            Expr::FString(f) => {
+                let mut run = String::new();
+                let mut run_start = f.range().start();
+                for part in f.value.iter() {
+                    match part {
+                        FStringPart::Literal(s) => run.push_str(&s.value),
+                        FStringPart::FString(fs) => {
+                            for element in fs.elements.iter() {
+                                match element {
+                                    InterpolatedStringElement::Literal(l) => {
+                                        if run.is_empty() {
+                                            run_start = l.range().start();
+                                        }
+                                        run.push_str(&l.value);
+                                    }
+                                    InterpolatedStringElement::Interpolation(_) => {
+                                        if !run.is_empty() {
+                                            self.literal(std::mem::take(&mut run), run_start);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                if !run.is_empty() {
+                    self.literal(run, run_start);
+                }
+            }
+            _ => {}
+        }
+        walk_expr(self, expr);
+    }
+}
+
+fn join_string(s: &ruff_python_ast::ExprStringLiteral) -> String {
+    s.value.iter().map(|p| &*p.value).collect()
+}
