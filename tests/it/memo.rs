@@ -480,3 +480,54 @@ fn a_table_outside_the_kpi_section_ties_each_cell_to_its_year() {
     assert_eq!(f[0].location.line, Some(line_of(&bad, "$97.6m")));
     assert_eq!(f[0].location.year, Some(2024));
 }
+
+/// Run the memo family alone on the Northstar bundle with a replaced memo.
+fn read_memo(text: &str) -> vouch::checks::memo::MemoReading {
+    use vouch::checks::{memo, metrics::MetricsReading, Context};
+    let spec = spec();
+    let source = northstar_source_text();
+    let stmts = vouch::source::Statements::read_bytes(
+        "northstar_cloud_financial_statements.csv",
+        "northstar_cloud_financial_statements.csv",
+        source.as_bytes(),
+        &spec,
+    )
+    .unwrap();
+    let truth = vouch::recompute::Truth::compute(&spec, &stmts, &stmts.valid_years().unwrap());
+    let files = with_file(northstar_files(), MEMO, text.as_bytes().to_vec());
+    let bundle = vouch::bundle::Bundle::from_files("memory", files, &spec);
+    let ctx = Context {
+        spec: &spec,
+        stmts: &stmts,
+        truth: Some(&truth),
+        bundle: &bundle,
+    };
+    let mut out = Vec::new();
+    memo::check(&ctx, &MetricsReading::default(), &mut out)
+}
+
+#[test]
+fn every_metric_cell_of_the_kpi_table_is_in_the_reading() {
+    let m = memo();
+    let reading = read_memo(&m);
+    // 14 metric rows × 5 years, less the 4 first-year blanks (revenue growth, ROA, ROE,
+    // receivables growth); the revenue row is a line item, not a metric.
+    assert_eq!(reading.kpi.len(), 66);
+    let spec = spec();
+    let nm = spec.metric_index("net_margin").unwrap();
+    let cell = reading
+        .kpi
+        .iter()
+        .find(|k| k.metric == nm && k.t == 1)
+        .unwrap();
+    assert_eq!(cell.printed.raw, "2.69%");
+    assert_eq!(cell.scale, vouch::numbers::Scale::Hundred);
+    assert_eq!(cell.location.line, Some(line_of(&m, "| Net margin |")));
+    let cr = spec.metric_index("current_ratio").unwrap();
+    let cell = reading
+        .kpi
+        .iter()
+        .find(|k| k.metric == cr && k.t == 4)
+        .unwrap();
+    assert_eq!(cell.scale, vouch::numbers::Scale::Fraction);
+}
