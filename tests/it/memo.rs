@@ -531,3 +531,43 @@ fn every_metric_cell_of_the_kpi_table_is_in_the_reading() {
         .unwrap();
     assert_eq!(cell.scale, vouch::numbers::Scale::Fraction);
 }
+
+#[test]
+fn a_narrative_memo_with_common_agent_phrasing_passes() {
+    // Billions, `(+2.7 pts YoY)`, `(-7.2%)`, `&` in headings, synonyms as KPI labels, fractions
+    // with 3 digits, `n/m`, an unmatched KPI label, durations, ranges, a FY2026 question.
+    let m = include_str!("memo_styles/narrative.md");
+    let r = verify_memo(m);
+    let bad: Vec<String> = memo_findings(&r)
+        .iter()
+        .filter(|f| f.status >= Status::Warn && f.id != "memo.year_out_of_range")
+        .map(|f| format!("{} {:?} {}", f.id, f.location.line, f.message))
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert!(has(&r, "memo.kpi_unmatched_label", Status::Info));
+    assert_eq!(
+        findings_of(&r, "memo.year_out_of_range").len(),
+        1,
+        "{}",
+        dump(&r)
+    );
+    for (from, to, id) in [
+        (
+            "EBIT rose 43.5%",
+            "EBIT rose 34.5%",
+            "memo.contradicted_number",
+        ),
+        (
+            "(+2.7 pts YoY)",
+            "(+7.2 pts YoY)",
+            "memo.contradicted_number",
+        ),
+        ("(-7.2%)", "(-2.7%)", "memo.contradicted_number"),
+        ("| 0.1765 |", "| 0.1756 |", "memo.kpi_value"),
+        ("| 9.27x |", "| 9.72x |", "memo.kpi_value"),
+    ] {
+        assert!(m.contains(from), "{from}");
+        let r = verify_memo(&m.replacen(from, to, 1));
+        assert_eq!(findings_of(&r, id).len(), 1, "{from} -> {to}\n{}", dump(&r));
+    }
+}

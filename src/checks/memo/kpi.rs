@@ -103,16 +103,45 @@ pub fn entity_for_label(ctx: &Context, vocab: &Vocabulary, label: &str) -> Optio
         Some(c) if c != ctx.spec.source.year_column => return Some(Entity::AbsentColumn(c)),
         _ => {}
     }
-    let mentioned: BTreeSet<Entity> = vocab
-        .mentions(&words(label))
-        .into_iter()
-        .map(|m| m.entity)
-        .collect();
+    // Fall back to names as words, when every other word of the label is a unit word
+    // (`Free cash flow, $m`; but not `Net revenue retention`).
+    let ws = words(label);
+    let found = vocab.mentions(&ws);
+    let covered =
+        |w: &super::vocabulary::Word| found.iter().any(|m| m.start <= w.start && w.end <= m.end);
+    if !ws
+        .iter()
+        .all(|w| covered(w) || UNIT_WORDS.contains(&w.lower.as_str()))
+    {
+        return None;
+    }
+    let mentioned: BTreeSet<Entity> = found.into_iter().map(|m| m.entity).collect();
     match mentioned.into_iter().collect::<Vec<_>>()[..] {
         [e] if e != Entity::Derived => Some(e),
         _ => None,
     }
 }
+
+/// Words a KPI label may carry besides a name: units and currency.
+const UNIT_WORDS: &[&str] = &[
+    "m",
+    "mm",
+    "mn",
+    "bn",
+    "k",
+    "usd",
+    "eur",
+    "gbp",
+    "million",
+    "millions",
+    "thousand",
+    "thousands",
+    "pct",
+    "percent",
+    "x",
+    "times",
+    "in",
+];
 
 /// A KPI cell as a number: footnote marks are dropped, and a `m`/`mn`/`million` suffix is read
 /// as the source's own units (as in prose, see [`super::numbers`]).

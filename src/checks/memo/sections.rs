@@ -1,5 +1,6 @@
 //! Required sections (contract §5): Markdown headings (ATX or setext, any level) whose text, after
-//! leading numbering (`3.`, `3)`, `III.`, `A.`, `Section 3:`) is removed, folds to a section name;
+//! leading numbering (`3.`, `3)`, `III.`, `A.`, `Section 3:`) is removed and `&` is read as `and`,
+//! folds to a section name;
 //! in the spec's order; each spanning to the next heading of the same or a higher level and
 //! holding at least `min_section_words` words (tokens with a letter or digit).
 
@@ -45,7 +46,8 @@ pub fn numbering_len(text: &str) -> usize {
 pub fn heading_key(text: &str) -> String {
     let t = text.trim();
     let t = numbering().find(t).map_or(t, |m| &t[m.end()..]);
-    fold(t)
+    // `&` reads as `and` (`Liquidity & leverage`); folding alone would drop it.
+    fold(&t.replace('&', " and "))
 }
 
 pub fn check(spec: &Spec, doc: &Doc, out: &mut Vec<Finding>) -> Vec<Option<SectionSpan>> {
@@ -244,6 +246,10 @@ mod tests {
             "cash_flow_and_earnings_quality"
         );
         assert_eq!(heading_key("Conclusion"), "conclusion");
+        assert_eq!(
+            heading_key("Liquidity & Leverage"),
+            "liquidity_and_leverage"
+        );
         assert_eq!(heading_key("Data limitations"), "data_limitations");
     }
 }
