@@ -128,6 +128,7 @@ pub fn parse(text: &str) -> Doc {
     let mut open: Vec<Option<usize>> = Vec::new();
     let mut in_metadata = false;
     let mut in_html = 0usize;
+    let mut in_sup = false;
     let mut cell: Option<TableCell> = None;
     let mut row: Option<(usize, TableRow)> = None;
     for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
@@ -223,7 +224,7 @@ pub fn parse(text: &str) -> Doc {
                 }
             }
             Event::Text(s) | Event::Code(s) | Event::InlineMath(s) | Event::DisplayMath(s) => {
-                if in_metadata || in_html > 0 {
+                if in_metadata || in_html > 0 || in_sup {
                     continue;
                 }
                 if let Some(c) = cell.as_mut() {
@@ -233,6 +234,20 @@ pub fn parse(text: &str) -> Doc {
                     }
                 } else if let Some(b) = top {
                     doc.blocks[b].push(&s, line);
+                }
+            }
+            // Inline HTML separates the text around it; a superscript (a footnote mark) is dropped.
+            Event::InlineHtml(h) => {
+                let tag = h.trim().to_ascii_lowercase();
+                if tag.starts_with("<sup") {
+                    in_sup = true;
+                } else if tag.starts_with("</sup") {
+                    in_sup = false;
+                }
+                if let Some(c) = cell.as_mut() {
+                    c.text.push(' ');
+                } else if let Some(b) = top {
+                    doc.blocks[b].push(" ", line);
                 }
             }
             Event::SoftBreak | Event::HardBreak => {
@@ -313,6 +328,12 @@ mod tests {
         assert_eq!(items.len(), 2);
         assert!(items[0].text.contains("first para") && items[0].text.contains("second para"));
         assert!(d.blocks.iter().all(|b| b.kind != BlockKind::Paragraph));
+    }
+
+    #[test]
+    fn inline_html_separates_words() {
+        let d = parse("Revenue in FY2025<sup>1</sup> grew.\n");
+        assert_eq!(d.blocks[0].text, "Revenue in FY2025   grew.");
     }
 
     #[test]
