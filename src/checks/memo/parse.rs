@@ -175,6 +175,7 @@ pub fn parse(text: &str) -> Doc {
             )
             | Event::End(TagEnd::List(_) | TagEnd::BlockQuote(_)) => {
                 open.pop();
+                in_sup = false;
             }
             Event::Start(Tag::Table(_)) => doc.tables.push(Table {
                 rows: Vec::new(),
