@@ -177,3 +177,67 @@ pub fn contains_term(text: &str, words: &[Word], term: &str, case_sensitive: boo
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(text: &str) -> Vec<String> {
+        let spec = Spec::default_spec();
+        let csv = "year,revenue,deferred_revenue,interest_expense,accounts_receivable,operating_income\n2024,1,2,3,4,5\n";
+        let stmts = Statements::read_bytes("s.csv", "s.csv", csv.as_bytes(), &spec).unwrap();
+        let v = Vocabulary::new(&spec, &stmts);
+        v.mentions(&words(text))
+            .into_iter()
+            .map(|m| match m.entity {
+                Entity::Item(i) => stmts.items[i].name.clone(),
+                Entity::AbsentColumn(c) => format!("absent {}", spec.source.columns[c].name),
+                Entity::Metric(m) => format!("metric {}", spec.metrics[m].id),
+                Entity::Derived => "derived".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_longest_name_wins() {
+        assert_eq!(names("Deferred revenue rose"), vec!["deferred_revenue"]);
+        assert_eq!(
+            names("interest coverage and interest"),
+            vec!["metric interest_coverage", "interest_expense"]
+        );
+        assert_eq!(
+            names("Revenue growth; revenue"),
+            vec!["metric revenue_growth", "revenue"]
+        );
+        assert_eq!(
+            names("return on equity, ROE"),
+            vec!["metric roe", "metric roe"]
+        );
+        assert_eq!(
+            names("free cash flow and FCF margin"),
+            vec!["metric free_cash_flow", "metric fcf_margin"]
+        );
+        assert_eq!(
+            names("stock-based compensation"),
+            vec!["absent stock_based_compensation"]
+        );
+    }
+
+    #[test]
+    fn a_qualified_item_is_a_derived_measure() {
+        assert_eq!(names("operating income margin"), vec!["derived"]);
+        assert_eq!(names("operating margin"), vec!["metric operating_margin"]);
+    }
+
+    #[test]
+    fn terms_match_whole_words_and_case_sensitive_terms_match_case() {
+        let t = "The AR build and sbc; stock-based compensation";
+        let w = words(t);
+        assert!(contains_term(t, &w, "AR", true));
+        assert!(!contains_term(t, &w, "SBC", true));
+        assert!(contains_term(t, &w, "stock-based compensation", false));
+        assert!(!contains_term(t, &w, "capital expenditure", false));
+        let t = "capital expenditures";
+        assert!(!contains_term(t, &words(t), "capital expenditure", false));
+    }
+}
