@@ -1,5 +1,6 @@
 //! vouch's integration tests: one binary, one module per area.
 
+mod audit;
 mod bundle;
 mod catalogue;
 mod cli;
@@ -8,3 +9,4 @@ mod defects;
 mod memo;
 mod script;
 mod support;
+mod svg;

@@ -124,10 +124,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
     let table = match layout::parse(text, spec) {
         Ok(t) => t,
         Err(LayoutError::Csv(e)) => {
-            out.push(
-                Finding::fail("metrics.layout", format!("not a readable CSV table: {e}"))
-                    .artifact(name),
-            );
+            out.push(Finding::fail("metrics.layout", e).artifact(name));
             return reading;
         }
         Err(LayoutError::Empty) => {
