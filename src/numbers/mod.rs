@@ -284,6 +284,9 @@ pub struct Judgement {
 /// 100 for percents): `k = |x·scale − v| / 10^−d`, pass at `k ≤ 0.5`, warn at `k ≤ 1` (each with
 /// the contract's `1e-9·|x|` slack), fail beyond.
 pub fn judge(x: &Num, p: &Printed, scale: &Num) -> Judgement {
+    if let Some(j) = judge_in_machine_integers(x, p, scale) {
+        return j;
+    }
     // In units of the last printed digit (multiply through by 10^d): with `k = |xs − v|·10^d`
     // and the slack `s = |xs|·10^d / 10^9`, pass is `k − s ≤ 1/2` and warn is `k − s ≤ 1`.
     let xs = x * scale;
@@ -297,6 +300,43 @@ pub fn judge(x: &Num, p: &Printed, scale: &Num) -> Judgement {
         std::cmp::Ordering::Greater => Agreement::Fail,
     };
     Judgement { agreement, k }
+}
+
+/// [`judge`] by one cross-multiplied comparison in `i128` (`None` when a product would overflow;
+/// the caller then takes the rational path, which decides identically).
+fn judge_in_machine_integers(x: &Num, p: &Printed, scale: &Num) -> Option<Judgement> {
+    const BILLION: i128 = 1_000_000_000;
+    let (a, b) = x.as_small()?;
+    let (s, sd) = scale.as_small()?;
+    let (c, d) = p.value.as_small()?;
+    // xs = n/b; |xs − v| = dist/(b·d), all denominators positive.
+    let (n, b) = (a.checked_mul(s)?, b.checked_mul(sd)?);
+    let dist = n
+        .checked_mul(d)?
+        .checked_sub(c.checked_mul(b)?)?
+        .checked_abs()?;
+    let bd = b.checked_mul(d)?;
+    let per_unit = *POW10.get(p.decimals.unsigned_abs() as usize)?;
+    // excess = k − slack·10^dec = 10^dec·(dist·10^9 − |n|·d) / (b·d·10^9) = over / under.
+    let over = dist
+        .checked_mul(BILLION)?
+        .checked_sub(n.checked_abs()?.checked_mul(d)?)?;
+    let under = bd.checked_mul(BILLION)?;
+    let (over, under, k) = if p.decimals >= 0 {
+        let scaled = dist.checked_mul(per_unit)?;
+        (over.checked_mul(per_unit)?, under, Num::ratio(scaled, bd))
+    } else {
+        let den = bd.checked_mul(per_unit)?;
+        (over, under.checked_mul(per_unit)?, Num::ratio(dist, den))
+    };
+    let agreement = if over.checked_mul(2)? <= under {
+        Agreement::Pass
+    } else if over <= under {
+        Agreement::Warn
+    } else {
+        Agreement::Fail
+    };
+    Some(Judgement { agreement, k })
 }
 
 /// Round half away from zero to `places` digits after the point and print.
@@ -614,6 +654,30 @@ mod tests {
             let text = if near { show(&(&x * &scale), places) } else { show(&printed, places) };
             let text = if exponent != 0 { format!("{text}e{exponent}") } else { text };
             let Some(p) = parse_number(&text) else { return Ok(()) };
+            let got = judge(&x, &p, &scale);
+            let (agreement, k) = reference::judge(&x.to_big(), &p.value.to_big(), p.decimals, &scale.to_big());
+            proptest::prop_assert_eq!(got.agreement, agreement);
+            proptest::prop_assert_eq!(got.k.to_big(), k);
+        }
+
+        #[test]
+        fn judge_agrees_at_the_half_and_one_unit_bounds(
+            mantissa in -10_000_000i64..10_000_000,
+            decimals in -2i32..7,
+            offset in -20i64..=20,
+            eighths in proptest::prelude::prop_oneof![proptest::strategy::Just(8i64), 1i64..16],
+            nudge in -2i64..=2,
+            hundred in proptest::bool::ANY,
+        ) {
+            // x·scale = v + (offset/eighths)·unit ± a hair around the 1e-9 slack.
+            let v = int(mantissa) * pow10(-decimals);
+            let text = show(&v, decimals.max(0) as u32);
+            let text = if decimals < 0 { format!("{}e{}", show(&(&v * pow10(decimals)), 0), -decimals) } else { text };
+            let p = parse_number(&text).unwrap();
+            let scale = if hundred { int(100) } else { one() };
+            let xs = &p.value + Num::ratio(offset as i128, eighths as i128) * p.unit()
+                + &p.value.abs() * Num::ratio(nudge as i128, 2_000_000_000);
+            let x = &xs / &scale;
             let got = judge(&x, &p, &scale);
             let (agreement, k) = reference::judge(&x.to_big(), &p.value.to_big(), p.decimals, &scale.to_big());
             proptest::prop_assert_eq!(got.agreement, agreement);
