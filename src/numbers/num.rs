@@ -692,7 +692,10 @@ mod tests {
         let max = Num::int(i128::MAX);
         let over = &max + &max;
         assert!(over.as_small().is_none());
-        assert_eq!(big(&over), BigRational::from_integer(BigInt::from(i128::MAX) * 2));
+        assert_eq!(
+            big(&over),
+            BigRational::from_integer(BigInt::from(i128::MAX) * 2)
+        );
         let back = over / Num::int(2);
         assert_eq!(back.as_small(), Some((i128::MAX, 1)));
         assert!(Num::int(i128::MIN).as_small().is_none());
