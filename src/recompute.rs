@@ -85,7 +85,7 @@ struct MetricEnv<'a> {
     source: SourceEnv<'a>,
     /// `memo[m][t]`: metric `m`'s canonical value in year `t` once evaluated, so a metric that
     /// other metrics and rules reference is computed once per year, not once per reference.
-    memo: RefCell<Vec<Vec<Option<Result<Num, Undefined>>>>>,
+    memo: RefCell<Vec<Vec<Option<Cell>>>>,
 }
 
 impl<'a> MetricEnv<'a> {
@@ -103,12 +103,18 @@ impl Env for MetricEnv<'_> {
         match r {
             Ref::Column(_) => self.source.value(r, t),
             Ref::Metric(m) => {
-                if let Some(Some(v)) = self.memo.borrow().get(m).and_then(|s| s.get(t)) {
-                    return v.clone();
+                if let Some(Some(c)) = self.memo.borrow().get(m).and_then(|s| s.get(t)) {
+                    return match c {
+                        Cell::Value(v) => Ok(v.clone()),
+                        Cell::Undefined(u) => Err(u.clone()),
+                    };
                 }
                 let v = self.spec.metrics[m].variants[0].formula.eval(self, t);
                 if let Some(slot) = self.memo.borrow_mut().get_mut(m).and_then(|s| s.get_mut(t)) {
-                    *slot = Some(v.clone());
+                    *slot = Some(match &v {
+                        Ok(x) => Cell::Value(x.clone()),
+                        Err(u) => Cell::Undefined(u.clone()),
+                    });
                 }
                 v
             }
