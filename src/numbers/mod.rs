@@ -703,6 +703,17 @@ mod tests {
     }
 
     #[test]
+    fn the_billionth_slack_can_exceed_the_printed_unit() {
+        // 1e-9 · 5,591,564 ≈ 0.0056 > 0.002: two thousandths off still passes (§7 slack).
+        let x = int(5_591_564);
+        let printed = p("5591564.002");
+        assert_eq!(judge(&x, &printed, &one()).agreement, Agreement::Pass);
+        let (agreement, _) =
+            reference::judge(&x.to_big(), &printed.value.to_big(), 3, &one().to_big());
+        assert_eq!(agreement, Agreement::Pass);
+    }
+
+    #[test]
     fn shows_rounded_half_away_from_zero() {
         assert_eq!(show(&parse_decimal("2.345").unwrap(), 2), "2.35");
         assert_eq!(show(&parse_decimal("-2.345").unwrap(), 2), "-2.35");
