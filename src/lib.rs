@@ -14,6 +14,7 @@ pub mod recompute;
 pub mod report;
 pub mod source;
 pub mod spec;
+pub mod testdata;
 pub mod verify;
 
 pub use report::{Finding, Report, Status, Verdict};
