@@ -5,10 +5,13 @@
 
 pub mod bundle;
 pub mod checks;
+pub mod emulator;
 pub mod names;
 pub mod numbers;
 pub mod recompute;
 pub mod report;
+pub mod run;
+pub mod sandbox;
 pub mod source;
 pub mod spec;
 pub mod verify;
