@@ -40,8 +40,8 @@ enum Command {
     ///
     /// Uses OPENAI_BASE_URL (default https://api.openai.com/v1) and OPENAI_API_KEY, or an
     /// in-process emulator with --emulator. Each trial writes a run directory (docs/runs.md).
-    /// Exit status: 0 every trial accepted, 1 a trial was rejected or did not finish, 2 bad
-    /// usage.
+    /// Exit status: 0 every trial accepted, 1 a trial was rejected, did not finish or could not
+    /// clean up, 2 bad usage.
     Run(cli_run::RunArgs),
     /// Serve a local emulator of the API endpoints `vouch run` uses, with a scripted agent that
     /// runs a playbook's shell commands under bubblewrap (point OPENAI_BASE_URL at it).

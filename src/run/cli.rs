@@ -169,7 +169,11 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let model = args
         .model
         .clone()
-        .or_else(|| std::env::var("OPENAI_DEFAULT_MODEL").ok().filter(|m| !m.is_empty()))
+        .or_else(|| {
+            std::env::var("OPENAI_DEFAULT_MODEL")
+                .ok()
+                .filter(|m| !m.is_empty())
+        })
         .unwrap_or_else(|| DEFAULT_MODEL.to_string());
     let emulator_config = if args.emulator {
         Some(emulator_config(&args.playbook, &args.fault)?)
@@ -288,8 +292,10 @@ pub fn run(args: RunArgs) -> Result<u8> {
             }
             running.stop().await;
         }
-        let all_ok = accepted == outcomes.len() && outcomes.len() == plan.trials as usize;
+        // A leak (a failed clean-up) is an error even when the bundle was accepted.
+        let leaked = outcomes.iter().any(|o| !o.record.cleanup.errors.is_empty());
+        let all_ok =
+            accepted == outcomes.len() && outcomes.len() == plan.trials as usize && !leaked;
         Ok(if all_ok { 0 } else { 1 })
     })
 }
-

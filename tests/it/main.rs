@@ -5,5 +5,6 @@ mod catalogue;
 mod cli;
 mod core;
 mod defects;
+mod run;
 mod script;
 mod support;
