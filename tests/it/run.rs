@@ -899,3 +899,59 @@ fn the_emulator_accepts_the_agents_sdk_requests_verbatim() {
     emu.rt.block_on(client.delete_file(&fid)).unwrap();
     emu.assert_nothing_left();
 }
+
+/// Whether the official Python SDKs (`openai`, `openai-agents`) are importable.
+fn python_sdks_available() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import openai, agents"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("skipped: the Python packages `openai` and `openai-agents` are not installed (pip install openai openai-agents)");
+    }
+    ok
+}
+
+#[test]
+fn the_official_python_sdks_drive_the_emulator_through_the_tutorial() {
+    if !bwrap_available() || !python_sdks_available() {
+        return;
+    }
+    let emu = Emu::start("two-turns", &[]);
+    let bundle = tempfile::tempdir().unwrap();
+    let out = Command::new("python3")
+        .arg(root().join("tests/it/sdk/tutorial.py"))
+        .arg(northstar_source_path())
+        .arg(bundle.path())
+        .env("OPENAI_BASE_URL", emu.base_url())
+        .env("OPENAI_API_KEY", "test-key")
+        .env("OPENAI_AGENTS_DISABLE_TRACING", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let seen: Value = serde_json::from_slice(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .last()
+            .unwrap()
+            .as_bytes(),
+    )
+    .unwrap();
+    assert_eq!(seen["requests"], 2, "{seen}");
+    assert_eq!(seen["downloaded"].as_array().unwrap().len(), 6, "{seen}");
+    assert_eq!(
+        seen["final_output"],
+        "Done: the six artifacts are in /mnt/data."
+    );
+    let verify = Command::new(env!("CARGO_BIN_EXE_vouch"))
+        .arg("verify")
+        .arg(bundle.path())
+        .arg("--source")
+        .arg(northstar_source_path())
+        .output()
+        .unwrap();
+    assert_eq!(verify.status.code(), Some(0), "{}", text(&verify));
+    emu.assert_nothing_left();
+}
