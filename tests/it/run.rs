@@ -127,14 +127,31 @@ impl Drop for Emu {
     }
 }
 
+/// Whether bubblewrap is installed and can create its sandbox here (probed once).
 fn bwrap_available() -> bool {
-    let found = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join("bwrap").is_file()))
-        .unwrap_or(false);
-    if !found {
-        eprintln!("skipped: bubblewrap (`bwrap`) is not installed; the emulator's agent cannot run commands without it (apt-get install -y bubblewrap)");
+    static PROBE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    let probe = PROBE.get_or_init(|| {
+        let out = Command::new("bwrap")
+            .args(["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/"])
+            .args(["--tmpfs", "/tmp", "true"])
+            .output()
+            .map_err(|e| format!("bubblewrap (`bwrap`) is not installed ({e})"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "bubblewrap cannot create a sandbox here: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
+        }
+    });
+    match probe {
+        Ok(()) => true,
+        Err(why) => {
+            eprintln!("skipped: {why}; the emulator's agent runs commands only under bubblewrap (apt-get install -y bubblewrap)");
+            false
+        }
     }
-    found
 }
 
 fn text(out: &Output) -> String {
@@ -597,6 +614,23 @@ fn the_emulator_answers_errors_in_the_api_shape_with_a_request_id() {
     let (s, h, b) = raw(&emu, Method::GET, "/files", None, false);
     assert_error(s, &b, 401, None);
     assert!(h["x-request-id"].to_str().unwrap().starts_with("req_"));
+    // A fault asked for in the header: a 429 with the delay to wait, as the API sends it.
+    let url = format!("{}/files", emu.base_url());
+    let (s, h, b) = emu.rt.block_on(async {
+        let r = reqwest::Client::new()
+            .get(url)
+            .bearer_auth("k")
+            .header("x-vouch-fault", "429")
+            .send()
+            .await
+            .unwrap();
+        let (s, h) = (r.status().as_u16(), r.headers().clone());
+        (s, h, r.json::<Value>().await.unwrap())
+    });
+    assert_error(s, &b, 429, None);
+    assert_eq!(b["error"]["type"], "rate_limit_error");
+    assert_eq!(h["retry-after-ms"], "20");
+    assert_eq!(h["retry-after"], "1");
     let (s, _, b) = raw(&emu, Method::GET, "/files/file-nope", None, true);
     assert_error(s, &b, 404, None);
     assert_eq!(b["error"]["message"], "No such File object: file-nope");
