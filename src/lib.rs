@@ -3,8 +3,11 @@
 //! The pipeline runs one way: load (`bundle`, `source`) → recompute (`recompute`, the truth) →
 //! check (`checks::<family>`) → report (`report`). The contract lives in `spec` as data.
 
+pub mod audit;
 pub mod bundle;
 pub mod checks;
+pub mod compare;
+pub mod csvtable;
 pub mod emulator;
 pub mod names;
 pub mod numbers;

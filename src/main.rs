@@ -31,6 +31,19 @@ enum Command {
     /// Exit status: 0 accept, 1 reject, 2 could not verify (bad usage, unreadable source or
     /// spec, missing bundle directory).
     Verify(VerifyArgs),
+    /// Verify many runs and bundles (directories, .zip and .tar.gz archives) in parallel.
+    ///
+    /// Finds run directories (run.json + bundle/) and bare bundles recursively, verifies each
+    /// (each distinct source is recomputed once; verdicts are cached by content), and prints a
+    /// summary. Exit status: 0 every run accepted, 1 any run rejected or not verifiable,
+    /// 2 bad usage or unreadable inputs.
+    Audit(AuditArgs),
+    /// Compare a candidate set of runs with a baseline: is the candidate significantly worse?
+    ///
+    /// Each side is an audit results file (`vouch audit --out FILE.jsonl|.csv`). Exit status:
+    /// 1 when the candidate is significantly worse on the accept rate or on any check after the
+    /// Holm–Bonferroni correction, 0 otherwise, 2 on bad input.
+    Compare(CompareArgs),
     /// Print the check catalogue (every stable check id with its meaning) as Markdown.
     Checks,
     /// Print the embedded default spec (the contract as data).
@@ -58,7 +71,7 @@ struct VerifyArgs {
     /// A spec file to use instead of the embedded financial-analyst contract.
     #[arg(long)]
     spec: Option<PathBuf>,
-    /// Report format.
+    /// Report format (human, json, markdown, junit).
     #[arg(long, short, value_enum, default_value_t = Format::Human)]
     format: Format,
     /// Write the report to this file instead of standard output.
@@ -69,12 +82,78 @@ struct VerifyArgs {
     verbose: bool,
 }
 
+#[derive(clap::Args)]
+struct AuditArgs {
+    /// Directories (searched recursively) and archives holding runs or bundles.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// The source CSV for bare bundles and runs without a source copy.
+    #[arg(long, short)]
+    source: Option<PathBuf>,
+    /// Write one row per (run, check) to this file: .parquet, .csv or .jsonl.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Summary format.
+    #[arg(long, short, value_enum, default_value_t = SummaryFormat::Human)]
+    format: SummaryFormat,
+    /// Verdict cache directory (default: the user's cache dir, e.g. ~/.cache/vouch/verdicts).
+    #[arg(long, conflicts_with = "no_cache")]
+    cache: Option<PathBuf>,
+    /// Do not read or write the verdict cache.
+    #[arg(long)]
+    no_cache: bool,
+    /// A spec file to use instead of the embedded contract.
+    #[arg(long)]
+    spec: Option<PathBuf>,
+    /// Worker threads (default: one per core).
+    #[arg(long, short)]
+    jobs: Option<usize>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SummaryFormat {
+    Human,
+    Json,
+    Markdown,
+}
+
+#[derive(clap::Args)]
+struct CompareArgs {
+    /// The baseline runs: an audit results file (.jsonl or .csv).
+    baseline: PathBuf,
+    /// The candidate runs: an audit results file (.jsonl or .csv).
+    candidate: PathBuf,
+    /// Your own copy of the source statements CSV, for sides that are bare bundles.
+    #[arg(long, short)]
+    source: Option<PathBuf>,
+    /// Family-wise significance level (Holm–Bonferroni across the accept rate and the checks).
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    /// Report format.
+    #[arg(long, short, value_enum, default_value_t = CompareFormat::Human)]
+    format: CompareFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CompareFormat {
+    /// A table per side, then the differences by adjusted p.
+    Human,
+    /// The versioned JSON document (schema `vouch.compare` v1).
+    Json,
+    /// Markdown to paste into a pull request.
+    Markdown,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
     /// Compiler-style lines and a summary.
     Human,
     /// The versioned JSON report (schema `vouch.report` v1).
     Json,
+    /// A PR-comment-ready summary with collapsed details.
+    Markdown,
+    /// JUnit XML, one testcase per check.
+    Junit,
 }
 
 fn main() -> ExitCode {
@@ -91,6 +170,8 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Verify(args) => verify(args),
+        Command::Audit(args) => audit(args),
+        Command::Compare(args) => compare(args),
         Command::Checks => {
             print!("{}", vouch::report::registry::markdown());
             Ok(0)
@@ -131,6 +212,8 @@ fn verify(args: VerifyArgs) -> Result<u8> {
             },
         ),
         Format::Json => json::render(&report),
+        Format::Markdown => vouch::report::markdown::render(&report),
+        Format::Junit => vouch::report::junit::render(&report),
     };
     match &args.output {
         Some(path) => std::fs::write(path, text)
@@ -142,4 +225,129 @@ fn verify(args: VerifyArgs) -> Result<u8> {
         }
     }
     Ok(report.verdict().exit_code() as u8)
+}
+
+fn audit(args: AuditArgs) -> Result<u8> {
+    use vouch::audit::{cache, discover, output::ResultsWriter, runner::Auditor, summary::Summary};
+    let spec = std::sync::Arc::new(load_spec(args.spec.as_ref())?);
+    // polars only sees the collected rows; one thread keeps it from fighting rayon's workers.
+    if std::env::var_os("POLARS_MAX_THREADS").is_none() {
+        std::env::set_var("POLARS_MAX_THREADS", "1");
+    }
+    if let Some(j) = args.jobs {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(j.max(1))
+            .build_global()
+            .ok();
+    }
+    let found = discover::discover(&args.paths, &spec).map_err(anyhow::Error::msg)?;
+    let cache_dir = if args.no_cache {
+        None
+    } else {
+        Some(args.cache.clone().unwrap_or_else(cache::default_dir))
+    };
+    let auditor =
+        Auditor::new(spec, args.source.as_deref(), cache_dir).map_err(anyhow::Error::msg)?;
+    let mut writer = match &args.out {
+        Some(p) => Some(ResultsWriter::create(p).map_err(anyhow::Error::msg)?),
+        None => None,
+    };
+    let progress = if std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(found.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:40}] {pos}/{len} {msg}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        Some(bar)
+    } else {
+        None
+    };
+    let mut summary = Summary::default();
+    let mut write_error: Option<String> = None;
+    auditor.run(&found, |r| {
+        summary.add(&r);
+        if let (Some(w), None) = (writer.as_mut(), &write_error) {
+            if let Err(e) = w.write(&r) {
+                write_error = Some(e);
+            }
+        }
+        if let Some(bar) = &progress {
+            if !r.path.contains('!') {
+                bar.inc(1);
+            }
+            bar.set_message(format!(
+                "{} accept, {} reject",
+                summary.accept, summary.reject
+            ));
+        }
+    });
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    if let Some(e) = write_error {
+        anyhow::bail!("writing results: {e}");
+    }
+    if let Some(w) = writer {
+        w.finish().map_err(anyhow::Error::msg)?;
+    }
+    let text = match args.format {
+        SummaryFormat::Human => summary.render_human(),
+        SummaryFormat::Json => summary.render_json(),
+        SummaryFormat::Markdown => summary.render_markdown(),
+    };
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(if summary.reject == 0 && summary.error == 0 {
+        0
+    } else {
+        1
+    })
+}
+
+fn compare(args: CompareArgs) -> Result<u8> {
+    if !(args.alpha > 0.0 && args.alpha < 1.0) {
+        anyhow::bail!(
+            "--alpha must be between 0 and 1 (exclusive), got {}",
+            args.alpha
+        );
+    }
+    let spec = std::sync::Arc::new(Spec::default_spec());
+    let read_side = |path: &PathBuf| -> Result<Vec<vouch::audit::RunResult>> {
+        let runs = if path.is_dir() {
+            // A directory side is verified on the fly, exactly as `vouch audit` does.
+            let found = vouch::audit::discover::discover(std::slice::from_ref(path), &spec)
+                .map_err(anyhow::Error::msg)?;
+            let cache = Some(vouch::audit::cache::default_dir());
+            let auditor =
+                vouch::audit::runner::Auditor::new(spec.clone(), args.source.as_deref(), cache)
+                    .map_err(anyhow::Error::msg)?;
+            let mut runs = Vec::new();
+            auditor.run(&found, |r| runs.push(r));
+            runs
+        } else {
+            vouch::compare::read_results(path)?
+        };
+        if runs.is_empty() {
+            anyhow::bail!("`{}` holds no runs", path.display());
+        }
+        Ok(runs)
+    };
+    let baseline = read_side(&args.baseline)?;
+    let candidate = read_side(&args.candidate)?;
+    let comparison = vouch::compare::compare(&baseline, &candidate, args.alpha);
+    let baseline_name = args.baseline.display().to_string();
+    let candidate_name = args.candidate.display().to_string();
+    let names = vouch::compare::render::Names {
+        baseline: &baseline_name,
+        candidate: &candidate_name,
+    };
+    let text = match args.format {
+        CompareFormat::Human => vouch::compare::render::human(&comparison, names),
+        CompareFormat::Json => vouch::compare::render::json(&comparison, names),
+        CompareFormat::Markdown => vouch::compare::render::markdown(&comparison, names),
+    };
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(comparison.exit_code() as u8)
 }

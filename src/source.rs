@@ -199,18 +199,11 @@ impl Statements {
             path: path.to_string(),
             why,
         };
-        let mut reader = csv::ReaderBuilder::new()
-            .flexible(true)
-            .has_headers(false)
-            .from_reader(text.as_bytes());
-        let mut records = Vec::new();
-        for rec in reader.records() {
-            let rec = rec.map_err(|e| not_csv(e.to_string()))?;
-            if rec.iter().all(|c| c.trim().is_empty()) {
-                continue;
-            }
-            records.push(rec.iter().map(|c| c.trim().to_string()).collect::<Vec<_>>());
-        }
+        let records: Vec<Vec<String>> = crate::csvtable::read_records(text)
+            .map_err(|e| not_csv(e.to_string()))?
+            .into_iter()
+            .map(|(_, cells)| cells)
+            .collect();
         let Some(header) = records.first().cloned() else {
             return Err(not_csv("the file is empty".into()));
         };

@@ -6,6 +6,8 @@
 
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod markdown;
 pub mod registry;
 
 use serde::Serialize;

@@ -138,3 +138,60 @@ fn a_faulty_source_says_so_plainly() {
     assert_eq!(code, 1);
     assert!(out.contains("the source data itself is faulty"), "{out}");
 }
+
+#[test]
+fn markdown_and_junit_reports_render_the_failures() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in northstar_files() {
+        std::fs::write(dir.path().join(&name), bytes).unwrap();
+    }
+    let m = dir.path().join("analysis_run.json");
+    let text = std::fs::read_to_string(&m)
+        .unwrap()
+        .replace("\"row_count\": 5", "\"row_count\": 4");
+    std::fs::write(&m, text).unwrap();
+    let (_, s) = good_args();
+    let (code, md, _) = vouch(&[
+        "verify",
+        dir.path().to_str().unwrap(),
+        "--source",
+        &s,
+        "-f",
+        "markdown",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        md.contains("**reject**") && md.contains("| `manifest.row_count` | fail | 1 |"),
+        "{md}"
+    );
+    assert!(md.contains("<details>"));
+    let (code, xml, _) = vouch(&[
+        "verify",
+        dir.path().to_str().unwrap(),
+        "--source",
+        &s,
+        "-f",
+        "junit",
+    ]);
+    assert_eq!(code, 1);
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    loop {
+        match reader.read_event().expect("well-formed JUnit XML") {
+            quick_xml::events::Event::Eof => break,
+            quick_xml::events::Event::Start(e) | quick_xml::events::Event::Empty(e) => {
+                if e.name().as_ref() == b"testcase" {
+                    cases += 1;
+                }
+                if e.name().as_ref() == b"failure" {
+                    let ty = e.try_get_attribute("type").unwrap().unwrap();
+                    failures.push(String::from_utf8(ty.value.to_vec()).unwrap());
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(failures, vec!["manifest.row_count"]);
+    assert_eq!(cases, vouch::report::registry::all().len());
+}

@@ -1,10 +1,15 @@
 //! vouch's integration tests: one binary, one module per area.
 
+mod audit;
 mod bundle;
 mod catalogue;
 mod cli;
+mod compare;
 mod core;
 mod defects;
+mod memo;
 mod run;
 mod script;
+mod spec_contract;
 mod support;
+mod svg;

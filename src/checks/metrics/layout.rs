@@ -67,19 +67,7 @@ pub enum LayoutError {
 }
 
 pub fn parse(text: &str, spec: &Spec) -> Result<Table, LayoutError> {
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(true)
-        .has_headers(false)
-        .from_reader(text.as_bytes());
-    let mut rows: Vec<(usize, Vec<String>)> = Vec::new();
-    for rec in reader.records() {
-        let rec = rec.map_err(|e| LayoutError::Csv(e.to_string()))?;
-        let line = rec.position().map_or(0, |p| p.line() as usize);
-        if rec.iter().all(|c| c.trim().is_empty()) {
-            continue;
-        }
-        rows.push((line, rec.iter().map(|c| c.trim().to_string()).collect()));
-    }
+    let rows = crate::csvtable::read_records(text).map_err(|e| LayoutError::Csv(e.to_string()))?;
     let Some((header_line, header)) = rows.first().cloned() else {
         return Err(LayoutError::Empty);
     };

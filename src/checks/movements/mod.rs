@@ -149,10 +149,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
     let table = match table::parse(text, spec) {
         Ok(t) => t,
         Err(table::TableError::Csv(e)) => {
-            out.push(
-                Finding::fail("movements.parse", format!("not a readable CSV table: {e}"))
-                    .artifact(name),
-            );
+            out.push(Finding::fail("movements.parse", e).artifact(name));
             return reading;
         }
         Err(table::TableError::MissingColumn(what, header)) => {

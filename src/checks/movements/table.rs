@@ -28,22 +28,8 @@ pub enum TableError {
 }
 
 pub fn parse(text: &str, spec: &Spec) -> Result<Table, TableError> {
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(true)
-        .has_headers(false)
-        .from_reader(text.as_bytes());
-    let mut records = Vec::new();
-    for rec in reader.records() {
-        let rec = rec.map_err(|e| TableError::Csv(e.to_string()))?;
-        if rec.iter().all(|c| c.trim().is_empty()) {
-            continue;
-        }
-        let line = rec.position().map_or(0, |p| p.line() as usize);
-        records.push((
-            line,
-            rec.iter().map(|c| c.trim().to_string()).collect::<Vec<_>>(),
-        ));
-    }
+    let records =
+        crate::csvtable::read_records(text).map_err(|e| TableError::Csv(e.to_string()))?;
     let Some((_, header)) = records.first() else {
         return Err(TableError::MissingColumn(
             "year",

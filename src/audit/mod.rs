@@ -1,0 +1,14 @@
+//! `vouch audit`: verify many runs and bare bundles (directories and archives) in parallel,
+//! recomputing each distinct source once, with a content-addressed verdict cache, and produce
+//! one results row per (run, check).
+
+pub mod archive;
+pub mod cache;
+pub mod discover;
+pub mod output;
+pub mod results;
+pub mod runner;
+pub mod summary;
+pub mod table;
+
+pub use results::{CheckOutcome, CheckRow, RunResult, RunVerdict};

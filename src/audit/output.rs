@@ -1,0 +1,56 @@
+//! The results table writers: one row per (run, check), streamed as results arrive.
+//! `.jsonl` is written row by row with serde; `.parquet` and `.csv` go through polars in batches.
+
+use super::results::{CheckRow, RunResult};
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+pub enum ResultsWriter {
+    Jsonl(BufWriter<std::fs::File>),
+    /// `.parquet` and `.csv` through polars' batched writers.
+    Table(Box<super::table::TableSink>),
+}
+
+impl ResultsWriter {
+    pub fn create(path: &Path) -> Result<ResultsWriter, String> {
+        let name = path.to_string_lossy().to_ascii_lowercase();
+        let file = || {
+            std::fs::File::create(path)
+                .map_err(|e| format!("cannot create `{}`: {e}", path.display()))
+        };
+        if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
+            Ok(ResultsWriter::Jsonl(BufWriter::new(file()?)))
+        } else if name.ends_with(".csv") || name.ends_with(".parquet") {
+            let csv = name.ends_with(".csv");
+            Ok(ResultsWriter::Table(Box::new(
+                super::table::TableSink::create(path, csv)?,
+            )))
+        } else {
+            Err(format!(
+                "`{}`: --out must end in .parquet, .csv or .jsonl",
+                path.display()
+            ))
+        }
+    }
+
+    pub fn write(&mut self, r: &RunResult) -> Result<(), String> {
+        let rows: Vec<CheckRow> = r.rows();
+        match self {
+            ResultsWriter::Jsonl(w) => {
+                for row in rows {
+                    serde_json::to_writer(&mut *w, &row).map_err(|e| e.to_string())?;
+                    w.write_all(b"\n").map_err(|e| e.to_string())?;
+                }
+            }
+            ResultsWriter::Table(t) => t.push(rows)?,
+        }
+        Ok(())
+    }
+
+    pub fn finish(self) -> Result<(), String> {
+        match self {
+            ResultsWriter::Jsonl(mut w) => w.flush().map_err(|e| e.to_string()),
+            ResultsWriter::Table(t) => t.finish(),
+        }
+    }
+}

@@ -1,0 +1,416 @@
+//! Verify found runs in parallel. Each distinct source (bytes and file name) is read and
+//! recomputed once; verdicts are cached by content (source, artifacts, spec, vouch version),
+//! never by run id or path. Results stream to the caller; nothing holds all reports.
+
+use super::archive::{self, ArchiveLimits};
+use super::cache::Cache;
+use super::discover::Found;
+use super::results::{CheckOutcome, RunResult, RunVerdict};
+use crate::bundle::{sha256_hex, Bundle};
+use crate::recompute::Truth;
+use crate::report::{Report, Status, Verdict};
+use crate::source::Statements;
+use crate::spec::Spec;
+use rayon::prelude::*;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// The fields of `run.json` the audit reads (docs/runs.md); unknown fields are ignored.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct RunMeta {
+    pub run_id: Option<String>,
+    pub label: Option<String>,
+    pub trial: Option<u32>,
+    pub model: Option<String>,
+    pub source: Option<RunSource>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct RunSource {
+    pub file_name: String,
+    pub sha256: Option<String>,
+}
+
+/// A source read and recomputed once.
+struct Prepared {
+    stmts: Statements,
+    truth: Option<Truth>,
+}
+
+/// A source prepared once and shared by every run that uses it (or why it could not be read).
+type SharedSource = Arc<Result<Prepared, String>>;
+
+pub struct Auditor {
+    spec: Arc<Spec>,
+    fallback_source: Option<(String, Vec<u8>)>,
+    limits: ArchiveLimits,
+    cache: Option<Cache>,
+    sources: Mutex<HashMap<(String, String), SharedSource>>,
+}
+
+/// One verifiable unit: its bundle, run record and source.
+struct Unit {
+    path: String,
+    meta: Option<RunMeta>,
+    bundle: Bundle,
+    source: Result<(String, Vec<u8>), String>,
+}
+
+impl Auditor {
+    pub fn new(
+        spec: Arc<Spec>,
+        fallback_source: Option<&Path>,
+        cache_dir: Option<PathBuf>,
+    ) -> Result<Auditor, String> {
+        let fallback_source = match fallback_source {
+            Some(p) => {
+                let bytes = std::fs::read(p)
+                    .map_err(|e| format!("cannot read source `{}`: {e}", p.display()))?;
+                let name = p
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                // An unreadable --source is a usage error, not a per-run one.
+                Statements::read_bytes(&p.display().to_string(), &name, &bytes, &spec)
+                    .map_err(|e| e.to_string())?;
+                Some((name, bytes))
+            }
+            None => None,
+        };
+        let cache = match cache_dir {
+            Some(d) => Some(Cache::open(d, &spec)?),
+            None => None,
+        };
+        let limits = ArchiveLimits::new(spec.limits.max_artifact_bytes);
+        Ok(Auditor {
+            spec,
+            fallback_source,
+            limits,
+            cache,
+            sources: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Verify everything found, in parallel, calling `sink` with each result as it completes.
+    pub fn run(&self, found: &[Found], sink: impl FnMut(RunResult) + Send) {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<RunResult>(1024);
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                found.par_iter().for_each_with(tx, |tx, f| {
+                    for r in self.verify_found(f) {
+                        let _ = tx.send(r);
+                    }
+                });
+            });
+            let mut sink = sink;
+            for r in rx {
+                sink(r);
+            }
+        });
+    }
+
+    fn verify_found(&self, f: &Found) -> Vec<RunResult> {
+        match f {
+            Found::Run(dir) => vec![self.verify_unit(self.load_run_dir(dir))],
+            Found::Bundle(dir) => vec![self.verify_unit(self.load_bundle_dir(dir))],
+            Found::Archive(path) => match self.load_archive(path) {
+                Ok(units) => units.into_iter().map(|u| self.verify_unit(u)).collect(),
+                Err(e) => vec![error_result(
+                    path.display().to_string(),
+                    None,
+                    format!("archive: {e}"),
+                )],
+            },
+        }
+    }
+
+    fn fallback(&self, why: &str) -> Result<(String, Vec<u8>), String> {
+        self.fallback_source.clone().ok_or_else(|| why.to_string())
+    }
+
+    fn load_bundle_dir(&self, dir: &Path) -> Unit {
+        let path = dir.display().to_string();
+        let bundle = Bundle::load_dir(dir, &self.spec).unwrap_or_default();
+        Unit {
+            path,
+            meta: None,
+            bundle,
+            source: self.fallback("a bare bundle needs --source"),
+        }
+    }
+
+    fn load_run_dir(&self, dir: &Path) -> Unit {
+        let path = dir.display().to_string();
+        let meta = read_limited(&dir.join("run.json"), 1 << 20)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<RunMeta>(&b).ok());
+        let bundle = Bundle::load_dir(&dir.join("bundle"), &self.spec).unwrap_or_default();
+        let source = match meta.as_ref().and_then(|m| m.source.as_ref()) {
+            Some(src) => {
+                let copy = dir.join("source").join(&src.file_name);
+                match read_limited(&copy, self.spec.limits.max_artifact_bytes) {
+                    Ok(bytes) => check_sha(src, bytes),
+                    Err(_) => self.fallback(&format!(
+                        "run has no source copy `source/{}` and no --source was given",
+                        src.file_name
+                    )),
+                }
+            }
+            None => self.fallback("run.json names no source and no --source was given"),
+        };
+        Unit {
+            path,
+            meta,
+            bundle,
+            source,
+        }
+    }
+
+    fn load_archive(&self, path: &Path) -> Result<Vec<Unit>, String> {
+        let bytes = read_limited(path, self.limits.max_total_bytes)?;
+        let contents = archive::read(&path.to_string_lossy(), &bytes, self.limits)?;
+        Ok(
+            split_units(&path.display().to_string(), contents.files, &self.spec)
+                .into_iter()
+                .map(|(root, meta, files, source)| {
+                    let bundle = Bundle::from_files(&root, files, &self.spec);
+                    let source = match (source, meta.as_ref().and_then(|m| m.source.clone())) {
+                        (Some(bytes), Some(src)) => check_sha(&src, bytes),
+                        _ => self.fallback(
+                            "archived bundle has no source copy and no --source was given",
+                        ),
+                    };
+                    Unit {
+                        path: root,
+                        meta,
+                        bundle,
+                        source,
+                    }
+                })
+                .collect(),
+        )
+    }
+
+    fn prepare(&self, name: &str, bytes: &[u8]) -> SharedSource {
+        let key = (sha256_hex(bytes), name.to_string());
+        if let Some(p) = self.sources.lock().expect("source cache lock").get(&key) {
+            return p.clone();
+        }
+        let prepared = Statements::read_bytes(name, name, bytes, &self.spec)
+            .map(|stmts| {
+                let truth = stmts
+                    .valid_years()
+                    .map(|y| Truth::compute(&self.spec, &stmts, &y));
+                Prepared { stmts, truth }
+            })
+            .map_err(|e| e.to_string());
+        let arc = Arc::new(prepared);
+        self.sources
+            .lock()
+            .expect("source cache lock")
+            .insert(key, arc.clone());
+        arc
+    }
+
+    fn verify_unit(&self, unit: Unit) -> RunResult {
+        let Unit {
+            path,
+            meta,
+            bundle,
+            source,
+        } = unit;
+        let (name, bytes) = match source {
+            Ok(s) => s,
+            Err(e) => return error_result(path, meta.as_ref(), e),
+        };
+        let prepared = self.prepare(&name, &bytes);
+        let prepared = match prepared.as_ref() {
+            Ok(p) => p,
+            Err(e) => return error_result(path, meta.as_ref(), format!("source: {e}")),
+        };
+        let key = self
+            .cache
+            .as_ref()
+            .map(|c| c.key(&prepared.stmts.sha256, &name, &bundle));
+        let cached = match (&self.cache, &key) {
+            (Some(c), Some(k)) => c.get(k),
+            _ => None,
+        };
+        let (verdict, checks) = match cached {
+            Some(v) => v,
+            None => {
+                let report = crate::verify::verify_with(
+                    &self.spec,
+                    &prepared.stmts,
+                    prepared.truth.as_ref(),
+                    &bundle,
+                );
+                let v = outcome(&report);
+                if let (Some(c), Some(k)) = (&self.cache, &key) {
+                    c.put(k, &v);
+                }
+                v
+            }
+        };
+        let m = meta.unwrap_or_default();
+        RunResult {
+            run_id: m.run_id.clone().unwrap_or_else(|| path.clone()),
+            path,
+            label: m.label,
+            trial: m.trial,
+            model: m.model,
+            source_file: Some(name),
+            source_sha256: Some(prepared.stmts.sha256.clone()),
+            verdict,
+            error: None,
+            checks,
+        }
+    }
+}
+
+fn check_sha(src: &RunSource, bytes: Vec<u8>) -> Result<(String, Vec<u8>), String> {
+    match &src.sha256 {
+        Some(expected) if *expected != sha256_hex(&bytes) => Err(format!(
+            "the run's source copy `{}` does not match the sha256 recorded in run.json",
+            src.file_name
+        )),
+        _ => Ok((src.file_name.clone(), bytes)),
+    }
+}
+
+/// The compact outcome of a report: verdict and one entry per registered check.
+pub fn outcome(report: &Report) -> (RunVerdict, Vec<CheckOutcome>) {
+    let verdict = match report.verdict() {
+        Verdict::Accept => RunVerdict::Accept,
+        Verdict::Reject => RunVerdict::Reject,
+    };
+    let checks = report
+        .check_summary()
+        .into_iter()
+        .map(|(def, status)| {
+            let mut of_check = report.findings.iter().filter(|f| f.id == def.id);
+            let findings = of_check.clone().count() as u32;
+            let message = (status != Status::Pass)
+                .then(|| {
+                    of_check
+                        .find(|f| f.status == status)
+                        .map(|f| f.message.clone())
+                })
+                .flatten();
+            CheckOutcome {
+                check: def.id.to_string(),
+                status: status.as_str().to_string(),
+                findings,
+                message,
+            }
+        })
+        .collect();
+    (verdict, checks)
+}
+
+fn error_result(path: String, meta: Option<&RunMeta>, error: String) -> RunResult {
+    let m = meta.cloned().unwrap_or_default();
+    RunResult {
+        run_id: m.run_id.unwrap_or_else(|| path.clone()),
+        path,
+        label: m.label,
+        trial: m.trial,
+        model: m.model,
+        source_file: m.source.map(|s| s.file_name),
+        source_sha256: None,
+        verdict: RunVerdict::Error,
+        error: Some(error),
+        checks: Vec::new(),
+    }
+}
+
+/// Read a regular file (never through a link) of at most `limit` bytes.
+fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    let meta = std::fs::symlink_metadata(path).map_err(|e| format!("`{}`: {e}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("`{}` is not a regular file", path.display()));
+    }
+    if meta.len() > limit {
+        return Err(format!("`{}` is larger than {limit} bytes", path.display()));
+    }
+    std::fs::read(path).map_err(|e| format!("`{}`: {e}", path.display()))
+}
+
+type SplitUnit = (
+    String,
+    Option<RunMeta>,
+    Vec<(String, Vec<u8>)>,
+    Option<Vec<u8>>,
+);
+
+/// Group an archive's files into run units (`<root>/run.json` + `<root>/bundle/*`) and bare
+/// bundles (directories holding artifacts outside any run).
+fn split_units(archive: &str, files: Vec<(String, Vec<u8>)>, spec: &Spec) -> Vec<SplitUnit> {
+    let parent = |p: &str| {
+        p.rsplit_once('/')
+            .map_or(String::new(), |(d, _)| d.to_string())
+    };
+    let base = |p: &str| {
+        p.rsplit_once('/')
+            .map_or(p.to_string(), |(_, b)| b.to_string())
+    };
+    let run_roots: Vec<String> = files
+        .iter()
+        .filter(|(p, _)| base(p) == "run.json")
+        .map(|(p, _)| parent(p))
+        .collect();
+    let under = |root: &str, p: &str| {
+        if root.is_empty() {
+            true
+        } else {
+            p.starts_with(&format!("{root}/"))
+        }
+    };
+    let mut units = Vec::new();
+    for root in &run_roots {
+        let join = |rest: &str| {
+            if root.is_empty() {
+                rest.to_string()
+            } else {
+                format!("{root}/{rest}")
+            }
+        };
+        let meta = files
+            .iter()
+            .find(|(p, _)| *p == join("run.json"))
+            .and_then(|(_, b)| serde_json::from_slice::<RunMeta>(b).ok());
+        let bundle_dir = join("bundle");
+        let bundle_files: Vec<(String, Vec<u8>)> = files
+            .iter()
+            .filter(|(p, _)| parent(p) == bundle_dir)
+            .map(|(p, b)| (base(p), b.clone()))
+            .collect();
+        let source = meta.as_ref().and_then(|m| m.source.as_ref()).and_then(|s| {
+            let want = join(&format!("source/{}", s.file_name));
+            files
+                .iter()
+                .find(|(p, _)| *p == want)
+                .map(|(_, b)| b.clone())
+        });
+        units.push((format!("{archive}!{root}"), meta, bundle_files, source));
+    }
+    let mut bare: std::collections::BTreeMap<String, Vec<(String, Vec<u8>)>> = Default::default();
+    for (p, b) in &files {
+        let dir = parent(p);
+        if run_roots.iter().any(|r| under(r, p)) {
+            continue;
+        }
+        bare.entry(dir).or_default().push((base(p), b.clone()));
+    }
+    for (dir, fs) in bare {
+        if fs
+            .iter()
+            .any(|(n, _)| spec.artifacts.all().contains(&n.as_str()))
+        {
+            units.push((format!("{archive}!{dir}"), None, fs, None));
+        }
+    }
+    units
+}

@@ -1,0 +1,496 @@
+//! Chart fidelity (contract §4, warning level): read the plotted values of a panel back from its
+//! geometry and compare them with the recomputed series the title names.
+//!
+//! Reading: the panel's year labels give the category axis; each mark goes to the nearest label
+//! (within half the label spacing). The series read is the one matching the most labels: bars
+//! (filled non-frame rects of one fill and width), a path/polyline, or a set of point marks;
+//! paths and point sets that are flat (gridlines, tick rows) are skipped.
+//!
+//! Comparing: when the value axis starts at zero — bars from their common baseline, unless a "0"
+//! axis label sits elsewhere; points when a "0"/"0%" axis label gives the baseline — plotted
+//! distances must be proportional to the values: each year's distance is compared with the median
+//! px-per-unit ratio, and a miss beyond the tolerance (and beyond 0.5 px, so pixel rounding of
+//! small values is not a miss) is reported. Without a zero baseline only the shape can be judged:
+//! an affine least-squares fit of plotted position on value, with a miss reported when a year's
+//! residual exceeds the tolerance times the plotted range (a clear misfit, not rounding). The year
+//! labels must run in one direction along the axis.
+
+use super::panels::{is_numeric, numeric_value, year_of, Axis, Panel, Role};
+use super::scene::{Scene, ShapeKind};
+use crate::names::{fold, tokens};
+use crate::source::Statements;
+use crate::spec::Spec;
+
+/// What a panel title names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Metric(usize),
+    Item(usize),
+}
+
+/// The metric or line item a title names: the longest run of its folded words that is a metric
+/// id or synonym, or a source column name or alias. Two different targets of that length: none.
+pub fn target_of(title: &str, spec: &Spec, stmts: &Statements) -> Option<Target> {
+    let folded = fold(title);
+    let words: Vec<&str> = tokens(&folded).collect();
+    for len in (1..=words.len()).rev() {
+        let mut found: Vec<Target> = Vec::new();
+        for target in (0..=words.len() - len).filter_map(|s| {
+            let run = words[s..s + len].join("_");
+            spec.metric_named(&run)
+                .map(Target::Metric)
+                .or_else(|| stmts.item_named(&run, spec).map(Target::Item))
+        }) {
+            if !found.contains(&target) {
+                found.push(target);
+            }
+        }
+        match found.as_slice() {
+            [] => continue,
+            [one] => return Some(*one),
+            _ => return None,
+        }
+    }
+    None
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeriesKind {
+    Bars,
+    Line,
+    Points,
+}
+
+impl SeriesKind {
+    pub fn noun(self) -> &'static str {
+        match self {
+            SeriesKind::Bars => "bar",
+            SeriesKind::Line => "point",
+            SeriesKind::Points => "marker",
+        }
+    }
+}
+
+/// Marks by year: (year, position along the value axis in px, line).
+type YearMarks = Vec<(i32, f64, usize)>;
+
+/// A panel's plotted series, read back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reading {
+    pub kind: SeriesKind,
+    /// (year, position along the value axis in px, growing with the value, line).
+    pub marks: Vec<(i32, f64, usize)>,
+    /// The value axis position of zero, when known.
+    pub baseline: Option<f64>,
+    /// Years of the labels in their order along the category axis.
+    pub label_order: Vec<i32>,
+}
+
+/// Read a panel's series. `None` when no series lines up with two or more year labels.
+pub fn read(scene: &Scene, roles: &[Role], panel: &Panel, tol: f64) -> Option<Reading> {
+    let axis = panel.axis;
+    let labels: Vec<(i32, f64)> = panel
+        .year_labels
+        .iter()
+        .filter_map(|&t| {
+            Some((
+                year_of(&scene.texts[t].content)?,
+                axis.category(scene.texts[t].bbox.center()),
+            ))
+        })
+        .collect();
+    let mut positions: Vec<f64> = labels.iter().map(|l| l.1).collect();
+    positions.sort_by(f64::total_cmp);
+    let spacing = positions
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .fold(f64::INFINITY, f64::min);
+    if !(spacing.is_finite() && spacing > tol) {
+        return None;
+    }
+    let radius = spacing / 2.0;
+    // Each label keeps the nearest mark within `radius`.
+    let assign = |marks: &[((f64, f64), f64, usize)]| -> Vec<(i32, f64, usize)> {
+        let mut best: Vec<Option<(f64, f64, usize)>> = vec![None; labels.len()];
+        for &(p, value, line) in marks {
+            let c = axis.category(p);
+            let nearest = labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (i, (l.1 - c).abs()))
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            if let Some((i, d)) = nearest {
+                if d <= radius && best[i].is_none_or(|(bd, _, _)| d < bd) {
+                    best[i] = Some((d, value, line));
+                }
+            }
+        }
+        labels
+            .iter()
+            .zip(best)
+            .filter_map(|(l, b)| b.map(|(_, v, line)| (l.0, v, line)))
+            .collect()
+    };
+    let flat = |marks: &[(i32, f64, usize)]| {
+        let (lo, hi) = marks
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), m| {
+                (lo.min(m.1), hi.max(m.1))
+            });
+        hi - lo <= tol
+    };
+
+    let mut options: Vec<(SeriesKind, YearMarks, Option<f64>)> = Vec::new();
+    // Bars, by fill and width across the category axis.
+    let mut bar_groups: Vec<(String, i64, Vec<usize>)> = Vec::new();
+    for &s in panel
+        .shapes
+        .iter()
+        .filter(|&&s| roles[s] == Role::PointMark && scene.shapes[s].kind == ShapeKind::Rect)
+    {
+        let sh = &scene.shapes[s];
+        let width = match axis {
+            Axis::Horizontal => sh.bbox.width(),
+            Axis::Vertical => sh.bbox.height(),
+        };
+        let key = (
+            sh.fill.trim().to_ascii_lowercase(),
+            (width * 2.0).round() as i64,
+        );
+        match bar_groups.iter_mut().find(|g| g.0 == key.0 && g.1 == key.1) {
+            Some(g) => g.2.push(s),
+            None => bar_groups.push((key.0, key.1, vec![s])),
+        }
+    }
+    for (_, _, bars) in bar_groups.iter().filter(|g| g.2.len() >= 2) {
+        let edges: Vec<(f64, f64)> = bars
+            .iter()
+            .map(|&s| {
+                let b = scene.shapes[s].bbox;
+                let (a, c) = (axis.value((b.x0, b.y0)), axis.value((b.x1, b.y1)));
+                (a.min(c), a.max(c))
+            })
+            .collect();
+        let Some(base) = common_edge(&edges, tol) else {
+            continue;
+        };
+        let marks: Vec<((f64, f64), f64, usize)> = bars
+            .iter()
+            .zip(&edges)
+            .map(|(&s, &(lo, hi))| {
+                let sh = &scene.shapes[s];
+                let height = if (lo - base).abs() <= tol {
+                    hi - base
+                } else {
+                    lo - base
+                };
+                (sh.bbox.center(), base + height, sh.line)
+            })
+            .collect();
+        options.push((SeriesKind::Bars, assign(&marks), Some(base)));
+    }
+    // Lines: each path's vertices.
+    for &s in panel.shapes.iter().filter(|&&s| roles[s] == Role::Vertices) {
+        let sh = &scene.shapes[s];
+        let marks: Vec<((f64, f64), f64, usize)> = sh
+            .points
+            .iter()
+            .map(|&p| (p, axis.value(p), sh.line))
+            .collect();
+        let got = assign(&marks);
+        if !flat(&got) {
+            options.push((SeriesKind::Line, got, None));
+        }
+    }
+    // Point marks: circles and ellipses by fill, uses by reference.
+    let mut point_groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for &s in panel
+        .shapes
+        .iter()
+        .filter(|&&s| roles[s] == Role::PointMark && scene.shapes[s].kind != ShapeKind::Rect)
+    {
+        let sh = &scene.shapes[s];
+        let key = match sh.kind {
+            ShapeKind::Use => format!("use {}", sh.href.as_deref().unwrap_or("")),
+            _ => format!("fill {}", sh.fill.trim().to_ascii_lowercase()),
+        };
+        match point_groups.iter_mut().find(|g| g.0 == key) {
+            Some(g) => g.1.push(s),
+            None => point_groups.push((key, vec![s])),
+        }
+    }
+    for (_, group) in &point_groups {
+        let marks: Vec<((f64, f64), f64, usize)> = group
+            .iter()
+            .map(|&s| {
+                let sh = &scene.shapes[s];
+                (sh.points[0], axis.value(sh.points[0]), sh.line)
+            })
+            .collect();
+        let got = assign(&marks);
+        if !flat(&got) {
+            options.push((SeriesKind::Points, got, None));
+        }
+    }
+    let rank = |k: SeriesKind| match k {
+        SeriesKind::Bars => 2,
+        SeriesKind::Line => 1,
+        SeriesKind::Points => 0,
+    };
+    let (kind, mut marks, bar_base) = options
+        .into_iter()
+        .filter(|o| o.1.len() >= 2)
+        .max_by_key(|o| (o.1.len(), rank(o.0)))?;
+    marks.sort_by_key(|m| m.0);
+    let zero = zero_position(scene, panel, tol);
+    let baseline = match (kind, bar_base, zero) {
+        // Bars from a baseline that is not the axis zero are not proportional to their values.
+        (SeriesKind::Bars, Some(b), Some(z)) if (b - z).abs() > 2.0 * tol.max(0.5) => None,
+        (SeriesKind::Bars, b, _) => b,
+        (_, _, z) => z,
+    };
+    let mut order = labels.clone();
+    order.sort_by(|a, b| a.1.total_cmp(&b.1));
+    Some(Reading {
+        kind,
+        marks,
+        baseline,
+        label_order: order.into_iter().map(|l| l.0).collect(),
+    })
+}
+
+/// The value shared by an edge of every bar, if any.
+fn common_edge(edges: &[(f64, f64)], tol: f64) -> Option<f64> {
+    let covers = |v: f64| {
+        edges
+            .iter()
+            .all(|&(lo, hi)| (lo - v).abs() <= tol || (hi - v).abs() <= tol)
+    };
+    edges
+        .iter()
+        .flat_map(|&(lo, hi)| [lo, hi])
+        .find(|&v| covers(v))
+}
+
+/// Where zero sits on the value axis: an axis label reading 0 (`0`, `0%`, `$0`), snapped to a
+/// rule or tick mark level with it.
+fn zero_position(scene: &Scene, panel: &Panel, tol: f64) -> Option<f64> {
+    let axis = panel.axis;
+    let label = panel.texts.iter().map(|&t| &scene.texts[t]).find(|t| {
+        is_numeric(&t.content)
+            && year_of(&t.content).is_none()
+            && numeric_value(&t.content) == Some(0.0)
+    })?;
+    // Digits sit about 0.35 em above the baseline at their middle.
+    let estimate = match axis {
+        Axis::Horizontal => axis.value((0.0, label.anchor.1 - 0.35 * label.font_px)),
+        Axis::Vertical => axis.value(label.bbox.center()),
+    };
+    let reach = (0.5 * label.font_px).max(tol);
+    panel
+        .shapes
+        .iter()
+        .map(|&s| &scene.shapes[s])
+        .filter_map(|sh| {
+            let level = match sh.kind {
+                ShapeKind::Line | ShapeKind::Path if sh.points.len() == 2 => {
+                    let (a, b) = (axis.value(sh.points[0]), axis.value(sh.points[1]));
+                    ((a - b).abs() <= tol).then_some(a)
+                }
+                ShapeKind::Use => Some(axis.value(sh.points[0])),
+                _ => None,
+            }?;
+            ((level - estimate).abs() <= reach).then_some(level)
+        })
+        .min_by(|a, b| (a - estimate).abs().total_cmp(&(b - estimate).abs()))
+        .or(Some(estimate))
+}
+
+/// A disagreement between the plot and the recomputed series.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Miss {
+    /// Year labels do not run in one direction.
+    LabelOrder { years: Vec<i32> },
+    /// A distance from zero off the common px-per-unit ratio.
+    Value {
+        year: i32,
+        line: usize,
+        plotted: f64,
+        expected: f64,
+        value: f64,
+    },
+    /// Drawn in the opposite direction of the values.
+    Inverted,
+    /// Off the best affine fit (no zero baseline).
+    Shape {
+        year: i32,
+        line: usize,
+        residual: f64,
+        range: f64,
+    },
+}
+
+/// Compare a reading with the recomputed values by year (`None` where undefined).
+pub fn compare(
+    reading: &Reading,
+    truth: &dyn Fn(i32) -> Option<f64>,
+    tolerance: f64,
+    tol_px: f64,
+) -> Vec<Miss> {
+    let mut out = Vec::new();
+    let o = &reading.label_order;
+    let ascending = o.windows(2).all(|w| w[0] < w[1]);
+    let descending = o.windows(2).all(|w| w[0] > w[1]);
+    if !ascending && !descending {
+        out.push(Miss::LabelOrder { years: o.clone() });
+    }
+    let pairs: Vec<(i32, f64, f64, usize)> = reading
+        .marks
+        .iter()
+        .filter_map(|&(y, v, line)| truth(y).map(|x| (y, v, x, line)))
+        .collect();
+    match reading.baseline {
+        Some(base) => {
+            let mut ratios: Vec<f64> = pairs
+                .iter()
+                .filter(|p| p.2 != 0.0)
+                .map(|p| (p.1 - base) / p.2)
+                .collect();
+            ratios.sort_by(f64::total_cmp);
+            let Some(k) = median(&ratios) else { return out };
+            if k < 0.0 {
+                out.push(Miss::Inverted);
+                return out;
+            }
+            for &(year, v, value, line) in &pairs {
+                let plotted = v - base;
+                let expected = k * value;
+                let diff = plotted - expected;
+                let relative_miss = expected == 0.0 || (diff / expected).abs() > tolerance;
+                if relative_miss && diff.abs() > tol_px {
+                    out.push(Miss::Value {
+                        year,
+                        line,
+                        plotted,
+                        expected,
+                        value,
+                    });
+                }
+            }
+        }
+        None if pairs.len() >= 3 => {
+            let n = pairs.len() as f64;
+            let (mx, my) = (
+                pairs.iter().map(|p| p.2).sum::<f64>() / n,
+                pairs.iter().map(|p| p.1).sum::<f64>() / n,
+            );
+            let sxx: f64 = pairs.iter().map(|p| (p.2 - mx).powi(2)).sum();
+            let sxy: f64 = pairs.iter().map(|p| (p.2 - mx) * (p.1 - my)).sum();
+            if sxx == 0.0 {
+                return out;
+            }
+            let slope = sxy / sxx;
+            if slope < 0.0 {
+                out.push(Miss::Inverted);
+                return out;
+            }
+            let (lo, hi) = pairs
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                    (lo.min(p.1), hi.max(p.1))
+                });
+            let range = hi - lo;
+            for &(year, v, x, line) in &pairs {
+                let residual = v - (my + slope * (x - mx));
+                if residual.abs() > tolerance * range && residual.abs() > tol_px {
+                    out.push(Miss::Shape {
+                        year,
+                        line,
+                        residual,
+                        range,
+                    });
+                }
+            }
+        }
+        None => {}
+    }
+    out
+}
+
+fn median(sorted: &[f64]) -> Option<f64> {
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2]),
+        _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reading(baseline: Option<f64>, marks: &[(i32, f64)]) -> Reading {
+        Reading {
+            kind: SeriesKind::Bars,
+            marks: marks.iter().map(|&(y, v)| (y, v, 1)).collect(),
+            baseline,
+            label_order: marks.iter().map(|m| m.0).collect(),
+        }
+    }
+
+    fn truth(y: i32) -> Option<f64> {
+        Some([100.0, 120.0, 150.0, 160.0][(y - 2021) as usize])
+    }
+
+    #[test]
+    fn proportional_bars_pass() {
+        let r = reading(
+            Some(-300.0),
+            &[
+                (2021, -200.0),
+                (2022, -180.0),
+                (2023, -150.0),
+                (2024, -140.0),
+            ],
+        );
+        assert!(compare(&r, &truth, 0.02, 0.5).is_empty());
+    }
+
+    #[test]
+    fn a_bar_five_percent_too_tall_is_a_miss_for_its_year_only() {
+        let r = reading(
+            Some(0.0),
+            &[(2021, 100.0), (2022, 120.0), (2023, 157.5), (2024, 160.0)],
+        );
+        let misses = compare(&r, &truth, 0.02, 0.5);
+        assert_eq!(misses.len(), 1);
+        assert!(matches!(misses[0], Miss::Value { year: 2023, .. }));
+    }
+
+    #[test]
+    fn swapped_year_labels_are_out_of_order() {
+        let mut r = reading(
+            Some(0.0),
+            &[(2021, 100.0), (2022, 120.0), (2023, 150.0), (2024, 160.0)],
+        );
+        r.label_order = vec![2021, 2023, 2022, 2024];
+        assert!(compare(&r, &truth, 0.02, 0.5).contains(&Miss::LabelOrder {
+            years: vec![2021, 2023, 2022, 2024]
+        }));
+    }
+
+    #[test]
+    fn without_a_baseline_only_a_clear_misfit_of_shape_is_reported() {
+        let r = reading(
+            None,
+            &[(2021, 10.0), (2022, 30.0), (2023, 60.0), (2024, 70.0)],
+        );
+        assert!(compare(&r, &truth, 0.02, 0.5).is_empty());
+        let r = reading(
+            None,
+            &[(2021, 10.0), (2022, 60.0), (2023, 30.0), (2024, 70.0)],
+        );
+        assert!(!compare(&r, &truth, 0.02, 0.5).is_empty());
+    }
+}

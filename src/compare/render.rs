@@ -1,0 +1,407 @@
+//! Renderers for a [`Comparison`]: a human report for the terminal, the versioned JSON document
+//! (schema `vouch.compare`), and Markdown to paste into a pull request.
+//!
+//! All three show the same facts: the verdict, each side's rates with Wilson 95 % intervals, and
+//! the differences with raw and Holm-adjusted p-values. Checks that never failed on either side
+//! are summarised by count in the human and Markdown outputs and listed in full in JSON.
+
+use super::{Change, Comparison, Design, Difference, Proportion, Side};
+use serde_json::{json, Value};
+use std::fmt::Write;
+
+/// Bump when a field changes meaning or disappears; adding fields keeps the version.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// What to call the two sides (usually the paths given on the command line).
+#[derive(Clone, Copy, Debug)]
+pub struct Names<'a> {
+    pub baseline: &'a str,
+    pub candidate: &'a str,
+}
+
+/// "1 error", "2 errors".
+fn count(n: u64, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
+/// How an endpoint is named in tables.
+fn row_name(id: &str) -> String {
+    match id {
+        super::ACCEPT => "**accept rate**".to_string(),
+        super::RUN_ERROR => format!("`{}` (could not verify)", cell(id)),
+        _ => format!("`{}` failures", cell(id)),
+    }
+}
+
+fn percent(p: Option<f64>) -> String {
+    p.map_or_else(|| "n/a".to_string(), |p| format!("{:.1}%", p * 100.0))
+}
+
+fn points(d: Option<f64>) -> String {
+    d.map_or_else(|| "n/a".to_string(), |d| format!("{:+.1} pt", d * 100.0))
+}
+
+/// p-values: three decimals, or scientific notation below 0.001 so small ones stay readable.
+fn p_value(p: f64) -> String {
+    if p >= 0.001 {
+        format!("{p:.3}")
+    } else {
+        format!("{p:.1e}")
+    }
+}
+
+fn interval(p: &Proportion) -> String {
+    format!(
+        "[{}, {}]",
+        percent(Some(p.ci.low)),
+        percent(Some(p.ci.high))
+    )
+}
+
+fn design_text(c: &Comparison) -> String {
+    let asymptotic = |t: super::Test| c.checks.iter().chain([&c.accept]).any(|d| d.test == t);
+    match &c.design {
+        Design::Paired { pairs } => format!(
+            "paired by (source, trial): {}, McNemar's {}",
+            count(*pairs, "pair"),
+            if asymptotic(super::Test::McNemarChiSquare) {
+                "exact test (chi-square above the exact limit)"
+            } else {
+                "exact test"
+            }
+        ),
+        Design::Independent { reason } => format!(
+            "independent samples ({reason}), Fisher's {}",
+            if asymptotic(super::Test::TwoProportionZ) {
+                "exact test (two-proportion z above the exact limit)"
+            } else {
+                "exact test"
+            }
+        ),
+    }
+}
+
+fn verdict_text(c: &Comparison) -> String {
+    let regressions = c.regressions();
+    if regressions.is_empty() {
+        "no significant regression".to_string()
+    } else {
+        let names: Vec<String> = regressions.iter().map(|d| endpoint_name(d)).collect();
+        format!("candidate is significantly worse on {}", names.join(", "))
+    }
+}
+
+fn endpoint_name(d: &Difference) -> String {
+    if d.endpoint == super::ACCEPT {
+        "accept rate".to_string()
+    } else {
+        d.endpoint.clone()
+    }
+}
+
+fn mark(change: Change) -> &'static str {
+    match change {
+        Change::Worse => "WORSE",
+        Change::Better => "better",
+        Change::Same => "",
+    }
+}
+
+/// Checks that failed at least once on this side, by id.
+fn failing(side: &Side) -> Vec<&(String, Proportion)> {
+    side.checks.iter().filter(|(_, p)| p.count > 0).collect()
+}
+
+fn pass_k_text(side: &Side) -> Option<String> {
+    if side.pass_k.is_empty() {
+        return None;
+    }
+    let figures: Vec<String> = side
+        .pass_k
+        .iter()
+        .map(|(k, v)| format!("k={k} {v:.3}"))
+        .collect();
+    Some(format!(
+        "{} (over {} input{})",
+        figures.join("  "),
+        side.inputs,
+        if side.inputs == 1 { "" } else { "s" }
+    ))
+}
+
+/// The terminal report.
+pub fn human(c: &Comparison, names: Names) -> String {
+    let mut out = String::new();
+    let verdict = verdict_text(c);
+    let _ = writeln!(
+        out,
+        "{}: {verdict}",
+        if c.is_worse() { "worse" } else { "not worse" }
+    );
+    let _ = writeln!(
+        out,
+        "  {}, Holm–Bonferroni over {} endpoint{} at alpha {}",
+        design_text(c),
+        c.family_size,
+        if c.family_size == 1 { "" } else { "s" },
+        c.alpha
+    );
+    for (title, name, side) in [
+        ("baseline", names.baseline, &c.baseline),
+        ("candidate", names.candidate, &c.candidate),
+    ] {
+        let _ = writeln!(
+            out,
+            "\n{title} {name}: {}, {} accepted, {} rejected, {}",
+            count(side.runs, "run"),
+            side.accepted,
+            side.rejected,
+            count(side.errors, "error")
+        );
+        let _ = writeln!(
+            out,
+            "  accept rate {} {}",
+            percent(side.accept.rate()),
+            interval(&side.accept)
+        );
+        if let Some(text) = pass_k_text(side) {
+            let _ = writeln!(out, "  pass^k {text}");
+        }
+        let rows = failing(side);
+        let width = rows.iter().map(|(id, _)| id.len()).max().unwrap_or(0);
+        for (id, p) in &rows {
+            let _ = writeln!(
+                out,
+                "  {id:<width$}  {:>11}  {:>6}  {}",
+                format!("{}/{}", p.count, p.n),
+                percent(p.rate()),
+                interval(p)
+            );
+        }
+        let quiet = side.checks.len() - rows.len();
+        if quiet > 0 {
+            let _ = writeln!(
+                out,
+                "  ({quiet} other check{} never failed)",
+                if quiet == 1 { "" } else { "s" }
+            );
+        }
+    }
+
+    let _ = writeln!(out, "\ndifferences (candidate − baseline), by adjusted p:");
+    let rows: Vec<&Difference> = std::iter::once(&c.accept)
+        .chain(c.checks.iter().filter(|d| d.in_family))
+        .collect();
+    let width = rows
+        .iter()
+        .map(|d| endpoint_name(d).len())
+        .max()
+        .unwrap_or(0)
+        .max("endpoint".len());
+    let _ = writeln!(
+        out,
+        "  {:<width$}  {:>8}  {:>9}  {:>10}  {:>8}  {:>8}",
+        "endpoint", "baseline", "candidate", "difference", "p", "adj. p"
+    );
+    for d in rows {
+        let line = format!(
+            "  {:<width$}  {:>8}  {:>9}  {:>10}  {:>8}  {:>8}  {}",
+            endpoint_name(d),
+            percent(d.baseline.rate()),
+            percent(d.candidate.rate()),
+            points(d.difference()),
+            p_value(d.p),
+            p_value(d.p_adjusted),
+            mark(d.change)
+        );
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    let untested = c.checks.iter().filter(|d| !d.in_family).count();
+    if untested > 0 {
+        let _ = writeln!(
+            out,
+            "  ({untested} check{} not tested: no difference possible)",
+            if untested == 1 { "" } else { "s" }
+        );
+    }
+    out
+}
+
+fn proportion_json(p: &Proportion) -> Value {
+    json!({ "count": p.count, "n": p.n, "rate": p.rate(), "ci95": [p.ci.low, p.ci.high] })
+}
+
+fn side_json(side: &Side, name: &str) -> Value {
+    json!({
+        "name": name,
+        "runs": side.runs,
+        "accepted": side.accepted,
+        "rejected": side.rejected,
+        "errors": side.errors,
+        "accept_rate": proportion_json(&side.accept),
+        "inputs": side.inputs,
+        "pass_k": side.pass_k.iter().map(|(k, v)| json!({ "k": k, "value": v })).collect::<Vec<_>>(),
+        "checks": side.checks.iter().map(|(id, p)| json!({ "check": id, "failures": proportion_json(p) })).collect::<Vec<_>>(),
+    })
+}
+
+fn difference_json(d: &Difference) -> Value {
+    json!({
+        "endpoint": d.endpoint,
+        "baseline": proportion_json(&d.baseline),
+        "candidate": proportion_json(&d.candidate),
+        "difference": d.difference(),
+        "test": d.test.as_str(),
+        "discordant": d.discordant.map(|(b, c)| json!({ "baseline_only": b, "candidate_only": c })),
+        "p": d.p,
+        "p_adjusted": d.p_adjusted,
+        "in_family": d.in_family,
+        "change": d.change.as_str(),
+    })
+}
+
+/// The JSON document (schema `vouch.compare`).
+pub fn json(c: &Comparison, names: Names) -> String {
+    let design = match &c.design {
+        Design::Paired { pairs } => json!({ "paired": true, "pairs": pairs }),
+        Design::Independent { reason } => json!({ "paired": false, "reason": reason }),
+    };
+    let doc = json!({
+        "schema": "vouch.compare",
+        "schema_version": SCHEMA_VERSION,
+        "vouch_version": env!("CARGO_PKG_VERSION"),
+        "verdict": if c.is_worse() { "worse" } else { "not_worse" },
+        "exit_code": c.exit_code(),
+        "alpha": c.alpha,
+        "correction": "holm",
+        "family_size": c.family_size,
+        "design": design,
+        "baseline": side_json(&c.baseline, names.baseline),
+        "candidate": side_json(&c.candidate, names.candidate),
+        "accept": difference_json(&c.accept),
+        "checks": c.checks.iter().map(difference_json).collect::<Vec<_>>(),
+    });
+    let mut text = serde_json::to_string_pretty(&doc).expect("comparison serializes");
+    text.push('\n');
+    text
+}
+
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+}
+
+/// Markdown for a pull request: a verdict line, the table of differences, and the per-side
+/// intervals in a collapsed section.
+pub fn markdown(c: &Comparison, names: Names) -> String {
+    let mut out = String::new();
+    let headline = if c.is_worse() {
+        "Regression"
+    } else {
+        "No significant regression"
+    };
+    let _ = writeln!(out, "### vouch compare: {headline}\n");
+    let _ = writeln!(
+        out,
+        "**{}.** Accept rate {} → {} ({}), {} vs {} runs. {}; Holm–Bonferroni over {} endpoint{} at α = {}.\n",
+        capitalise(&verdict_text(c)),
+        percent(c.accept.baseline.rate()),
+        percent(c.accept.candidate.rate()),
+        points(c.accept.difference()),
+        c.baseline.runs,
+        c.candidate.runs,
+        capitalise(&design_text(c)),
+        c.family_size,
+        if c.family_size == 1 { "" } else { "s" },
+        c.alpha
+    );
+    let _ = writeln!(
+        out,
+        "| | baseline | candidate | difference | p | adjusted p | |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---|");
+    for d in std::iter::once(&c.accept).chain(c.checks.iter().filter(|d| d.in_family)) {
+        let name = row_name(&d.endpoint);
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} | {} | {} | {} | {} |",
+            percent(d.baseline.rate()),
+            percent(d.candidate.rate()),
+            points(d.difference()),
+            p_value(d.p),
+            p_value(d.p_adjusted),
+            match d.change {
+                Change::Worse => "**worse**",
+                Change::Better => "better",
+                Change::Same => "",
+            }
+        );
+    }
+    let untested = c.checks.iter().filter(|d| !d.in_family).count();
+    if untested > 0 {
+        let _ = writeln!(
+            out,
+            "\n{untested} other check{} never differed (not tested).",
+            if untested == 1 { "" } else { "s" }
+        );
+    }
+
+    let _ = writeln!(
+        out,
+        "\n<details><summary>Per-side rates with Wilson 95 % intervals</summary>\n"
+    );
+    let _ = writeln!(
+        out,
+        "Baseline: `{}` ({}: {} accepted, {} rejected, {}). Candidate: `{}` ({}: {} accepted, {} rejected, {}).\n",
+        cell(names.baseline),
+        count(c.baseline.runs, "run"),
+        c.baseline.accepted,
+        c.baseline.rejected,
+        count(c.baseline.errors, "error"),
+        cell(names.candidate),
+        count(c.candidate.runs, "run"),
+        c.candidate.accepted,
+        c.candidate.rejected,
+        count(c.candidate.errors, "error"),
+    );
+    let _ = writeln!(out, "| | baseline | candidate |");
+    let _ = writeln!(out, "|---|---|---|");
+    let both = |b: &Proportion, c: &Proportion| {
+        format!(
+            "{}/{} = {} {} | {}/{} = {} {}",
+            b.count,
+            b.n,
+            percent(b.rate()),
+            interval(b),
+            c.count,
+            c.n,
+            percent(c.rate()),
+            interval(c)
+        )
+    };
+    let _ = writeln!(
+        out,
+        "| {} | {} |",
+        row_name(super::ACCEPT),
+        both(&c.baseline.accept, &c.candidate.accept)
+    );
+    for ((id, b), (_, k)) in c.baseline.checks.iter().zip(&c.candidate.checks) {
+        if b.count > 0 || k.count > 0 {
+            let _ = writeln!(out, "| {} | {} |", row_name(id), both(b, k));
+        }
+    }
+    for (title, side) in [("baseline", &c.baseline), ("candidate", &c.candidate)] {
+        if let Some(text) = pass_k_text(side) {
+            let _ = writeln!(out, "\npass^k, {title}: {text}");
+        }
+    }
+    let _ = writeln!(out, "\n</details>");
+    out
+}
+
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,441 @@
+//! `vouch compare`: the decision on synthetic run sets, the paired design, error runs, results
+//! files read back, the false-alarm rate over many seeds, and the command line.
+
+use std::io::Write as _;
+use std::process::Command;
+use vouch::audit::results::CheckOutcome;
+use vouch::audit::{CheckRow, RunResult, RunVerdict};
+use vouch::compare::{compare, render, Change, Design, Test};
+
+const CHECKS: [&str; 5] = [
+    "manifest.schema",
+    "memo.claims",
+    "metrics.value",
+    "movements.flags",
+    "svg.axes",
+];
+
+/// A verified run whose `failing` checks failed (and all others passed).
+fn run(id: usize, source: Option<&str>, trial: Option<u32>, failing: &[&str]) -> RunResult {
+    RunResult {
+        run_id: format!("run_{id:05}"),
+        path: format!("runs/run_{id:05}"),
+        label: Some("v1".into()),
+        trial,
+        model: Some("model-x".into()),
+        source_file: Some("statements.csv".into()),
+        source_sha256: source.map(str::to_string),
+        verdict: if failing.is_empty() {
+            RunVerdict::Accept
+        } else {
+            RunVerdict::Reject
+        },
+        error: None,
+        checks: CHECKS
+            .iter()
+            .map(|&c| {
+                let fail = failing.contains(&c);
+                CheckOutcome {
+                    check: c.to_string(),
+                    status: if fail { "fail" } else { "pass" }.into(),
+                    findings: u32::from(fail),
+                    message: fail.then(|| format!("{c} failed")),
+                }
+            })
+            .collect(),
+    }
+}
+
+fn error_run(id: usize) -> RunResult {
+    RunResult {
+        verdict: RunVerdict::Error,
+        error: Some("source sha256 does not match run.json".into()),
+        checks: Vec::new(),
+        ..run(id, None, None, &[])
+    }
+}
+
+/// `n` independent runs (no pairing key) of which the first `failing` fail `check`.
+fn runs_failing(n: usize, failing: usize, check: &str, first_id: usize) -> Vec<RunResult> {
+    (0..n)
+        .map(|i| {
+            let f: &[&str] = if i < failing { &[check] } else { &[] };
+            run(first_id + i, None, None, f)
+        })
+        .collect()
+}
+
+#[test]
+fn a_drop_from_90_to_75_percent_accept_over_200_runs_is_significantly_worse() {
+    let baseline = runs_failing(200, 20, "memo.claims", 0);
+    let candidate = runs_failing(200, 50, "memo.claims", 1000);
+    let c = compare(&baseline, &candidate, 0.05);
+    assert!(matches!(c.design, Design::Independent { .. }));
+    assert_eq!(c.baseline.accept.count, 180);
+    assert_eq!(c.candidate.accept.count, 150);
+    assert_eq!(c.accept.test, Test::FisherExact);
+    // scipy.stats.fisher_exact([[180, 20], [150, 50]]) = 0.00011278172795779362
+    assert!((c.accept.p - 0.00011278172795779362).abs() < 1e-12);
+    // Family: accept + memo.claims (the other checks never failed): Holm doubles the smallest.
+    assert_eq!(c.family_size, 2);
+    assert!((c.accept.p_adjusted - 2.0 * 0.00011278172795779362).abs() < 1e-12);
+    assert_eq!(c.accept.change, Change::Worse);
+    assert_eq!(c.checks[0].endpoint, "memo.claims");
+    assert_eq!(c.checks[0].change, Change::Worse);
+    assert!(c.checks[1..].iter().all(|d| !d.in_family && d.p == 1.0));
+    assert_eq!(c.exit_code(), 1);
+}
+
+#[test]
+fn equal_rates_are_not_worse() {
+    let baseline = runs_failing(200, 20, "memo.claims", 0);
+    let candidate = runs_failing(200, 20, "memo.claims", 1000);
+    let c = compare(&baseline, &candidate, 0.05);
+    assert_eq!(c.accept.p, 1.0);
+    assert_eq!(c.accept.change, Change::Same);
+    assert_eq!(c.exit_code(), 0);
+}
+
+#[test]
+fn a_significant_improvement_is_not_a_regression() {
+    let baseline = runs_failing(200, 50, "memo.claims", 0);
+    let candidate = runs_failing(200, 20, "memo.claims", 1000);
+    let c = compare(&baseline, &candidate, 0.05);
+    assert_eq!(c.accept.change, Change::Better);
+    assert_eq!(c.checks[0].change, Change::Better);
+    assert_eq!(c.exit_code(), 0);
+}
+
+#[test]
+fn a_single_check_regression_fails_the_comparison_even_when_accept_rate_is_unchanged() {
+    // Same number of rejected runs, but the candidate's rejections all come from one check.
+    let baseline: Vec<RunResult> = (0..300)
+        .map(|i| {
+            let f: &[&str] = match i % 10 {
+                0 => &["metrics.value"],
+                1 => &["svg.axes"],
+                _ => &[],
+            };
+            run(i, None, None, f)
+        })
+        .collect();
+    let candidate = runs_failing(300, 60, "memo.claims", 1000);
+    let c = compare(&baseline, &candidate, 0.05);
+    assert_eq!(c.accept.change, Change::Same);
+    let memo = c
+        .checks
+        .iter()
+        .find(|d| d.endpoint == "memo.claims")
+        .unwrap();
+    assert_eq!(memo.change, Change::Worse);
+    assert_eq!(c.exit_code(), 1);
+    // Fewer failures of the other two checks are improvements, not regressions.
+    assert_eq!(c.improvements().len(), 2);
+}
+
+#[test]
+fn runs_with_the_same_source_and_trial_on_both_sides_are_paired_and_use_mcnemar() {
+    let sha = "ab".repeat(32);
+    let side = |fail_every: u32, first_id: usize| -> Vec<RunResult> {
+        (0..200u32)
+            .map(|t| {
+                let f: &[&str] = if t % fail_every == 0 {
+                    &["memo.claims"]
+                } else {
+                    &[]
+                };
+                run(first_id + t as usize, Some(&sha), Some(t), f)
+            })
+            .collect()
+    };
+    // Baseline fails trials 0, 10, 20, … (20 of them), candidate 0, 4, 8, … (50); both fail
+    // the multiples of 20 (10).
+    let baseline = side(10, 0);
+    let candidate = side(4, 1000);
+    let c = compare(&baseline, &candidate, 0.05);
+    assert_eq!(c.design, Design::Paired { pairs: 200 });
+    assert_eq!(c.accept.test, Test::McNemarExact);
+    // Accepted on the baseline only: multiples of 4 but not of 10 (50 − 10 = 40); on the
+    // candidate only: multiples of 10 but not of 4 (20 − 10 = 10).
+    assert_eq!(c.accept.discordant, Some((40, 10)));
+    // statsmodels mcnemar([[150, 40], [10, 0]], exact=True).pvalue
+    assert!(
+        (c.accept.p - 2.3861331676755526e-05).abs() < 1e-12,
+        "{}",
+        c.accept.p
+    );
+    assert_eq!(c.accept.change, Change::Worse);
+    assert_eq!(c.exit_code(), 1);
+    // pass^k over the one input repeated 200 times, capped at k = 10.
+    assert_eq!(c.baseline.inputs, 1);
+    assert_eq!(c.baseline.pass_k.len(), 10);
+    assert!((c.baseline.pass_k[0].1 - 0.9).abs() < 1e-12);
+    // C(180, 2) / C(200, 2)
+    assert!((c.baseline.pass_k[1].1 - (180.0 * 179.0) / (200.0 * 199.0)).abs() < 1e-12);
+}
+
+#[test]
+fn runs_are_independent_when_pairing_keys_do_not_match_one_to_one() {
+    let sha = "cd".repeat(32);
+    let baseline: Vec<RunResult> = (0..10)
+        .map(|t| run(t, Some(&sha), Some(t as u32), &[]))
+        .collect();
+    let candidate: Vec<RunResult> = (0..10)
+        .map(|t| run(100 + t, Some(&sha), Some(t as u32 + 5), &[]))
+        .collect();
+    let c = compare(&baseline, &candidate, 0.05);
+    assert!(matches!(c.design, Design::Independent { ref reason } if reason.contains("differ")));
+    // Repeated trial index on one side.
+    let repeated: Vec<RunResult> = (0..10).map(|t| run(t, Some(&sha), Some(0), &[])).collect();
+    let c = compare(&repeated, &baseline, 0.05);
+    assert!(matches!(c.design, Design::Independent { .. }));
+}
+
+#[test]
+fn error_runs_count_as_not_accepted_and_become_an_endpoint() {
+    let baseline = runs_failing(100, 0, "memo.claims", 0);
+    let mut candidate = runs_failing(70, 0, "memo.claims", 1000);
+    candidate.extend((0..30).map(|i| error_run(2000 + i)));
+    let c = compare(&baseline, &candidate, 0.05);
+    assert_eq!(c.candidate.errors, 30);
+    assert_eq!(c.candidate.accept.count, 70);
+    assert_eq!(c.candidate.accept.n, 100);
+    assert_eq!(c.accept.change, Change::Worse);
+    let errors = c.checks.iter().find(|d| d.endpoint == "run.error").unwrap();
+    assert_eq!((errors.candidate.count, errors.candidate.n), (30, 100));
+    assert_eq!(errors.change, Change::Worse);
+    // Checks are judged over the runs that were verified.
+    let memo = c
+        .candidate
+        .checks
+        .iter()
+        .find(|(id, _)| id == "memo.claims")
+        .unwrap();
+    assert_eq!(memo.1.n, 70);
+}
+
+/// splitmix64: a tiny seeded generator so the simulations are reproducible.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// `n` runs where each check fails independently with its rate.
+fn simulated(rng: &mut Rng, n: usize, rates: &[f64; 5], first_id: usize) -> Vec<RunResult> {
+    (0..n)
+        .map(|i| {
+            let failing: Vec<&str> = CHECKS
+                .iter()
+                .zip(rates)
+                .filter(|(_, &r)| rng.next() < r)
+                .map(|(&c, _)| c)
+                .collect();
+            run(first_id + i, None, None, &failing)
+        })
+        .collect()
+}
+
+#[test]
+fn two_samples_of_the_same_rates_rarely_raise_a_false_alarm() {
+    let rates = [0.02, 0.10, 0.05, 0.08, 0.03];
+    let mut rng = Rng(7);
+    let trials = 300;
+    let alarms = (0..trials)
+        .filter(|_| {
+            let b = simulated(&mut rng, 200, &rates, 0);
+            let c = simulated(&mut rng, 200, &rates, 1000);
+            compare(&b, &c, 0.05).is_worse()
+        })
+        .count();
+    // Holm controls the family-wise error at 5 % for two-sided tests, so one-sided alarms
+    // stay at or under ~2.5 % (about 8 of 300); allow sampling noise.
+    assert!(alarms <= 15, "{alarms} false alarms in {trials}");
+}
+
+#[test]
+fn twenty_points_more_memo_failures_over_200_runs_is_flagged() {
+    let base = [0.02, 0.10, 0.05, 0.08, 0.03];
+    let worse = [0.02, 0.30, 0.05, 0.08, 0.03];
+    let mut rng = Rng(11);
+    let trials = 50;
+    let caught = (0..trials)
+        .filter(|_| {
+            let b = simulated(&mut rng, 200, &base, 0);
+            let c = simulated(&mut rng, 200, &worse, 1000);
+            let cmp = compare(&b, &c, 0.05);
+            cmp.checks
+                .iter()
+                .any(|d| d.endpoint == "memo.claims" && d.change == Change::Worse)
+        })
+        .count();
+    assert!(caught >= 48, "caught {caught} of {trials}");
+}
+
+fn rows_of(runs: &[RunResult]) -> Vec<CheckRow> {
+    runs.iter().flat_map(|r| r.rows()).collect()
+}
+
+fn write_jsonl(path: &std::path::Path, runs: &[RunResult]) {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for row in rows_of(runs) {
+        serde_json::to_writer(&mut f, &row).unwrap();
+        f.write_all(b"\n").unwrap();
+    }
+}
+
+fn write_csv(path: &std::path::Path, runs: &[RunResult]) {
+    let mut w = csv::Writer::from_path(path).unwrap();
+    for row in rows_of(runs) {
+        w.serialize(row).unwrap();
+    }
+    w.flush().unwrap();
+}
+
+fn mixed_runs() -> Vec<RunResult> {
+    let mut runs = runs_failing(20, 5, "memo.claims", 0);
+    runs[3].checks[2].status = "warn".into();
+    runs[4].checks[0].message = Some("a message, with \"quotes\" | and a\nnewline".into());
+    runs.push(error_run(99));
+    runs
+}
+
+#[test]
+fn results_files_read_back_into_the_same_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = mixed_runs();
+    let jsonl = dir.path().join("r.jsonl");
+    write_jsonl(&jsonl, &runs);
+    assert_eq!(vouch::compare::read_results(&jsonl).unwrap(), runs);
+    let csv = dir.path().join("r.csv");
+    write_csv(&csv, &runs);
+    assert_eq!(vouch::compare::read_results(&csv).unwrap(), runs);
+}
+
+#[test]
+fn a_bad_results_row_is_an_error_naming_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.jsonl");
+    write_jsonl(&path, &runs_failing(2, 0, "memo.claims", 0));
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"run_id\": \"x\"}\n");
+    std::fs::write(&path, &text).unwrap();
+    let e = vouch::compare::read_results(&path).unwrap_err().to_string();
+    assert!(e.contains("line 11"), "{e}");
+    let e = vouch::compare::read_results(&dir.path().join("r.parquet"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("parquet"), "{e}");
+}
+
+fn vouch(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_vouch"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_command_exits_one_on_a_regression_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("baseline.jsonl");
+    let c = dir.path().join("candidate.csv");
+    write_jsonl(&b, &runs_failing(200, 20, "memo.claims", 0));
+    write_csv(&c, &runs_failing(200, 50, "memo.claims", 1000));
+    let (b, c) = (b.to_str().unwrap(), c.to_str().unwrap());
+
+    let (code, out, err) = vouch(&["compare", b, c]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.is_empty(), "{err}");
+    assert!(
+        out.starts_with("worse: candidate is significantly worse on accept rate, memo.claims"),
+        "{out}"
+    );
+    assert!(out.contains("accept rate 90.0% [85.1%, 93.4%]"), "{out}");
+
+    let (code, out, _) = vouch(&["compare", b, c, "--format", "json"]);
+    assert_eq!(code, 1);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc["schema"], "vouch.compare");
+    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["verdict"], "worse");
+    assert_eq!(doc["accept"]["change"], "worse");
+    assert_eq!(doc["baseline"]["accept_rate"]["count"], 180);
+
+    let (code, out, _) = vouch(&["compare", b, c, "--format", "markdown"]);
+    assert_eq!(code, 1);
+    assert!(out.starts_with("### vouch compare: Regression\n"), "{out}");
+    assert!(
+        out.contains("| **accept rate** | 90.0% | 75.0% | -15.0 pt |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("<details>") && out.contains("</details>"),
+        "{out}"
+    );
+
+    let (code, out, _) = vouch(&["compare", b, b]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.starts_with("not worse: no significant regression"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_command_exits_two_with_one_line_on_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.jsonl");
+    write_jsonl(&good, &runs_failing(5, 1, "memo.claims", 0));
+    let good = good.to_str().unwrap();
+    let garbage = dir.path().join("garbage.jsonl");
+    std::fs::write(&garbage, "not json\n").unwrap();
+    let empty = dir.path().join("empty.csv");
+    std::fs::write(&empty, "").unwrap();
+    let dir_arg = dir.path().to_str().unwrap();
+    for (args, says) in [
+        (vec!["compare", good, garbage.to_str().unwrap()], "line 1"),
+        (
+            vec!["compare", good, empty.to_str().unwrap()],
+            "holds no runs",
+        ),
+        (vec!["compare", dir_arg, good], "holds no runs"),
+        (vec!["compare", good, "missing.jsonl"], "cannot read"),
+        (vec!["compare", good, "results.parquet"], "parquet"),
+        (vec!["compare", good, good, "--alpha", "1.5"], "--alpha"),
+    ] {
+        let (code, out, err) = vouch(&args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn renderers_show_the_same_verdict() {
+    let baseline = runs_failing(200, 20, "memo.claims", 0);
+    let candidate = runs_failing(200, 20, "memo.claims", 1000);
+    let c = compare(&baseline, &candidate, 0.05);
+    let names = render::Names {
+        baseline: "a.jsonl",
+        candidate: "b.jsonl",
+    };
+    assert!(render::human(&c, names).starts_with("not worse"));
+    assert!(render::markdown(&c, names).starts_with("### vouch compare: No significant regression"));
+    let doc: serde_json::Value = serde_json::from_str(&render::json(&c, names)).unwrap();
+    assert_eq!(doc["verdict"], "not_worse");
+    assert_eq!(doc["exit_code"], 0);
+}
