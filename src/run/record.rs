@@ -45,6 +45,8 @@ pub struct Ids {
     pub response_ids: Vec<String>,
 }
 
+/// What the clean-up achieved. `container_deleted`/`file_deleted` say "nothing of this kind is
+/// left behind": true also when none was ever created, or the API said it was already gone (404).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cleanup {
     pub container_deleted: bool,
