@@ -8,6 +8,7 @@ mod compare;
 mod core;
 mod defects;
 mod memo;
+mod run;
 mod script;
 mod spec_contract;
 mod support;

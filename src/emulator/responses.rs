@@ -1,0 +1,279 @@
+//! `POST /responses`: validates the request as the API does (model, input, tools, tool_choice, a
+//! replayed history whose shell outputs pair with calls), works out which playbook turn is asked
+//! for, lets the agent play it in the container, and answers a Response object with usage.
+
+use super::containers::{parse_json_object, with_container};
+use super::{agent, CutShort, StoredResponse};
+use super::{now, random_hex, Answer, ApiErr, Emulator};
+use crate::run::wire::Deleted;
+use axum::body::Bytes;
+use axum::extract::{Path as UrlPath, State};
+use axum::response::IntoResponse;
+use axum::{Extension, Json};
+use serde_json::{json, Value};
+
+pub(super) async fn create_response(
+    State(emu): State<Emulator>,
+    cut: Option<Extension<CutShort>>,
+    body: Bytes,
+) -> Answer {
+    let body = parse_json_object(&body)?;
+    let model = match body.get("model") {
+        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        Some(_) => {
+            return Err(ApiErr::invalid(
+                "model",
+                "Invalid 'model': expected a non-empty string.",
+            ))
+        }
+        None => return Err(ApiErr::missing("model")),
+    };
+    let input = body.get("input").cloned().unwrap_or(Value::Null);
+    let items: Vec<Value> = match &input {
+        Value::String(_) | Value::Null => Vec::new(),
+        Value::Array(a) => a.clone(),
+        _ => {
+            return Err(ApiErr::invalid(
+                "input",
+                "Invalid 'input': expected a string or an array of items.",
+            ))
+        }
+    };
+    let tools = match body.get("tools") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a.clone(),
+        Some(_) => {
+            return Err(ApiErr::invalid(
+                "tools",
+                "Invalid 'tools': expected an array.",
+            ))
+        }
+    };
+    let tool_choice = body.get("tool_choice").cloned();
+    match &tool_choice {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) if ["none", "auto", "required"].contains(&s.as_str()) => {}
+        Some(Value::Object(o)) if o.get("type").and_then(Value::as_str).is_some() => {}
+        Some(v) => {
+            return Err(ApiErr::invalid(
+                "tool_choice",
+                format!("Invalid 'tool_choice': {v}."),
+            ))
+        }
+    }
+    if body.contains_key("previous_response_id") && body.contains_key("conversation") {
+        return Err(ApiErr::invalid(
+            "previous_response_id",
+            "'previous_response_id' cannot be used together with 'conversation'.",
+        ));
+    }
+    // The shell tool and its container.
+    let mut container_id = None;
+    for (i, tool) in tools.iter().enumerate() {
+        match tool.get("type").and_then(Value::as_str) {
+            Some("shell") => {
+                let env = tool.get("environment");
+                match env.and_then(|e| e.get("type")).and_then(Value::as_str) {
+                    Some("container_reference") => {
+                        let cid = env
+                            .and_then(|e| e.get("container_id"))
+                            .and_then(Value::as_str)
+                            .ok_or_else(|| ApiErr::missing(&format!("tools[{i}].environment.container_id")))?;
+                        if !emu.store().containers.iter().any(|c| c.object.id == cid) {
+                            return Err(ApiErr::invalid(&format!("tools[{i}].environment.container_id"), format!("Container with id '{cid}' not found.")));
+                        }
+                        container_id = Some(cid.to_string());
+                    }
+                    Some(other) => return Err(ApiErr::invalid(&format!("tools[{i}].environment.type"), format!("The emulator supports only 'container_reference' shell environments, not '{other}'."))),
+                    None => return Err(ApiErr::missing(&format!("tools[{i}].environment"))),
+                }
+            }
+            Some(_) => {}
+            None => return Err(ApiErr::missing(&format!("tools[{i}].type"))),
+        }
+    }
+    // History: every replayed shell output must pair with a call (in the input or the chain).
+    let previous = match body.get("previous_response_id") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(id)) => {
+            let store = emu.store();
+            let r = store.responses.get(id).ok_or_else(|| {
+                ApiErr::invalid(
+                    "previous_response_id",
+                    format!("Previous response with id '{id}' not found."),
+                )
+            })?;
+            Some((r.turn, r.body.get("output").cloned().unwrap_or(Value::Null)))
+        }
+        Some(_) => {
+            return Err(ApiErr::invalid(
+                "previous_response_id",
+                "Expected a string.",
+            ))
+        }
+    };
+    let mut calls: Vec<String> = previous
+        .as_ref()
+        .and_then(|(_, out)| out.as_array())
+        .into_iter()
+        .flatten()
+        .filter(|i| i.get("type").and_then(Value::as_str) == Some("shell_call"))
+        .filter_map(|i| i.get("call_id").and_then(Value::as_str).map(str::to_string))
+        .collect();
+    for (i, item) in items.iter().enumerate() {
+        if !item.is_object() {
+            return Err(ApiErr::invalid(
+                &format!("input[{i}]"),
+                "Each input item must be an object.",
+            ));
+        }
+        let kind = item.get("type").and_then(Value::as_str);
+        let call_id = item.get("call_id").and_then(Value::as_str);
+        match (kind, call_id) {
+            (Some("shell_call"), Some(id)) => calls.push(id.to_string()),
+            (Some("shell_call_output"), Some(id)) if !calls.iter().any(|c| c == id) => {
+                return Err(ApiErr::invalid(
+                    &format!("input[{i}]"),
+                    format!("No tool call found for shell call output with call_id {id}."),
+                ));
+            }
+            (Some("shell_call" | "shell_call_output"), None) => {
+                return Err(ApiErr::missing(&format!("input[{i}].call_id")))
+            }
+            (None, _) if item.get("role").is_none() => {
+                return Err(ApiErr::missing(&format!("input[{i}].type")))
+            }
+            _ => {}
+        }
+    }
+    let turn = {
+        let store = emu.store();
+        let from_history = calls
+            .iter()
+            .filter_map(|c| store.call_turns.get(c))
+            .max()
+            .map(|t| t + 1);
+        from_history
+            .max(previous.as_ref().map(|(t, _)| t + 1))
+            .unwrap_or(0)
+    };
+    // The agent acts only when it has a shell and may use it.
+    let output = match (&container_id, tool_choice.as_ref().and_then(Value::as_str)) {
+        (Some(cid), choice) if choice != Some("none") => {
+            let dir = with_container(&emu, cid, |c| {
+                c.object.last_active_at = Some(now());
+                Ok(c.dir.clone())
+            })?;
+            agent::play(
+                &emu.shared.config.playbook,
+                turn,
+                emu.shared.sandbox.as_ref(),
+                &dir,
+                cid,
+                cut.is_some(),
+            )
+            .await
+            .map_err(|e| ApiErr::server(e.to_string()).code("sandbox_unavailable"))?
+        }
+        _ => agent::TurnOutput {
+            items: vec![json!({
+                "type": "message", "id": format!("msg_{}", random_hex(40)), "role": "assistant", "status": "completed",
+                "content": [{"type": "output_text", "text": "I need a shell tool bound to a container to do this work.", "annotations": []}],
+            })],
+            call_ids: Vec::new(),
+        },
+    };
+    let input_chars = body
+        .get("instructions")
+        .and_then(Value::as_str)
+        .map_or(0, str::len)
+        + input.to_string().len();
+    let output_chars: usize = output.items.iter().map(|i| i.to_string().len()).sum();
+    let (input_tokens, output_tokens) = (
+        input_chars.div_ceil(4) as u64,
+        output_chars.div_ceil(4) as u64,
+    );
+    let id = format!("resp_{}", random_hex(48));
+    let created_at = now();
+    let (status, incomplete_details) = if cut.is_some() {
+        ("incomplete", json!({"reason": "max_output_tokens"}))
+    } else {
+        ("completed", Value::Null)
+    };
+    let response = json!({
+        "id": id,
+        "object": "response",
+        "created_at": created_at,
+        "completed_at": if cut.is_some() { Value::Null } else { json!(created_at) },
+        "status": status,
+        "background": false,
+        "error": null,
+        "incomplete_details": incomplete_details,
+        "instructions": body.get("instructions").cloned().unwrap_or(Value::Null),
+        "max_output_tokens": body.get("max_output_tokens").cloned().unwrap_or(Value::Null),
+        "max_tool_calls": body.get("max_tool_calls").cloned().unwrap_or(Value::Null),
+        "model": model,
+        "output": output.items,
+        "parallel_tool_calls": body.get("parallel_tool_calls").cloned().unwrap_or(json!(true)),
+        "previous_response_id": body.get("previous_response_id").cloned().unwrap_or(Value::Null),
+        "reasoning": {"effort": null, "summary": null},
+        "store": body.get("store").cloned().unwrap_or(json!(true)),
+        "temperature": 1.0,
+        "text": {"format": {"type": "text"}},
+        "tool_choice": tool_choice.unwrap_or(json!("auto")),
+        "tools": tools,
+        "top_p": 1.0,
+        "truncation": "disabled",
+        "usage": {
+            "input_tokens": input_tokens,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": input_tokens + output_tokens,
+        },
+        "user": null,
+        "metadata": body.get("metadata").cloned().unwrap_or(json!({})),
+    });
+    {
+        let mut store = emu.store();
+        for c in &output.call_ids {
+            store.call_turns.insert(c.clone(), turn);
+        }
+        store.responses.insert(
+            id,
+            StoredResponse {
+                body: response.clone(),
+                turn,
+            },
+        );
+    }
+    Ok(Json(response).into_response())
+}
+
+pub(super) async fn get_response(
+    State(emu): State<Emulator>,
+    UrlPath(id): UrlPath<String>,
+) -> Answer {
+    let store = emu.store();
+    let r = store
+        .responses
+        .get(&id)
+        .ok_or_else(|| ApiErr::not_found("Response", &id))?;
+    Ok(Json(r.body.clone()).into_response())
+}
+
+pub(super) async fn delete_response(
+    State(emu): State<Emulator>,
+    UrlPath(id): UrlPath<String>,
+) -> Answer {
+    emu.store()
+        .responses
+        .remove(&id)
+        .ok_or_else(|| ApiErr::not_found("Response", &id))?;
+    Ok(Json(Deleted {
+        id,
+        object: "response.deleted".into(),
+        deleted: true,
+    })
+    .into_response())
+}
