@@ -10,6 +10,9 @@ use vouch::report::{human, json};
 use vouch::source::Statements;
 use vouch::Spec;
 
+#[path = "run/cli.rs"]
+mod cli_run;
+
 /// Independently verify what an AI financial-analyst agent produced.
 ///
 /// vouch recomputes every figure from your own copy of the source CSV, checks the artifacts
@@ -45,6 +48,17 @@ enum Command {
     Checks,
     /// Print the embedded default spec (the contract as data).
     Spec,
+    /// Run the hosted-sandbox agent end to end (upload, container, model turns, download), then
+    /// verify what it produced; the container and the upload are always deleted afterwards.
+    ///
+    /// Uses OPENAI_BASE_URL (default https://api.openai.com/v1) and OPENAI_API_KEY, or an
+    /// in-process emulator with --emulator. Each trial writes a run directory (docs/runs.md).
+    /// Exit status: 0 every trial accepted, 1 a trial was rejected or did not finish, 2 bad
+    /// usage.
+    Run(cli_run::RunArgs),
+    /// Serve a local emulator of the API endpoints `vouch run` uses, with a scripted agent that
+    /// runs a playbook's shell commands under bubblewrap (point OPENAI_BASE_URL at it).
+    Emulate(cli_run::EmulateArgs),
 }
 
 #[derive(clap::Args)]
@@ -166,6 +180,8 @@ fn run(cli: Cli) -> Result<u8> {
             print!("{}", vouch::spec::DEFAULT_SPEC);
             Ok(0)
         }
+        Command::Run(args) => cli_run::run(args),
+        Command::Emulate(args) => cli_run::emulate(args),
     }
 }
 

@@ -1,0 +1,171 @@
+//! Running one shell command under bubblewrap, as the emulator's stand-in for a hosted container:
+//! every namespace unshared (so no network), the host's file system read-only, a private `/tmp`,
+//! and one writable directory mounted at `/mnt/data`, which is also the working directory.
+//!
+//! Limits: without `bwrap` nothing runs — there is no unsandboxed fallback. Output is captured up
+//! to a cap per stream, and a command that outlives its timeout is killed (with its sandbox, via
+//! `--die-with-parent`).
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::AsyncReadExt;
+
+/// Bytes kept per stream; the rest is read and dropped.
+const CAPTURE_LIMIT: usize = 1 << 20;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("bubblewrap (`bwrap`) is not installed or not on PATH; the emulator never runs commands unsandboxed (install it: apt-get install -y bubblewrap)")]
+    Missing,
+    #[error("cannot start bubblewrap: {0}")]
+    Spawn(String),
+}
+
+/// How a command ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Exit(i32),
+    Timeout,
+}
+
+#[derive(Clone, Debug)]
+pub struct Ran {
+    pub stdout: String,
+    pub stderr: String,
+    pub outcome: Outcome,
+}
+
+/// A located `bwrap` binary.
+#[derive(Clone, Debug)]
+pub struct Sandbox {
+    bwrap: PathBuf,
+}
+
+impl Sandbox {
+    /// Find `bwrap` on PATH.
+    pub fn locate() -> Result<Sandbox, SandboxError> {
+        find_on_path("bwrap")
+            .map(|bwrap| Sandbox { bwrap })
+            .ok_or(SandboxError::Missing)
+    }
+
+    /// Run `command` with `sh -c` in the sandbox, `data_dir` mounted read-write at `/mnt/data`.
+    pub async fn run(
+        &self,
+        data_dir: &Path,
+        command: &str,
+        timeout: Duration,
+    ) -> Result<Ran, SandboxError> {
+        let mut child = tokio::process::Command::new(&self.bwrap)
+            .args(["--unshare-all", "--die-with-parent", "--new-session"])
+            .args(["--ro-bind", "/", "/"])
+            .args(["--dev", "/dev", "--proc", "/proc"])
+            .args(["--tmpfs", "/tmp", "--tmpfs", "/mnt"])
+            .arg("--bind")
+            .arg(data_dir)
+            .arg("/mnt/data")
+            .args(["--chdir", "/mnt/data"])
+            .args(["--", "/bin/sh", "-c", command])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| SandboxError::Spawn(e.to_string()))?;
+        let mut out = child.stdout.take().expect("stdout is piped");
+        let mut err = child.stderr.take().expect("stderr is piped");
+        let work = async {
+            let (o, e, status) = tokio::join!(capture(&mut out), capture(&mut err), child.wait());
+            (o, e, status)
+        };
+        match tokio::time::timeout(timeout, work).await {
+            Ok((stdout, stderr, status)) => {
+                let code = status
+                    .map_err(|e| SandboxError::Spawn(e.to_string()))?
+                    .code()
+                    .unwrap_or(-1);
+                Ok(Ran {
+                    stdout,
+                    stderr,
+                    outcome: Outcome::Exit(code),
+                })
+            }
+            Err(_) => {
+                let _ = child.kill().await;
+                Ok(Ran {
+                    stdout: String::new(),
+                    stderr: String::new(),
+                    outcome: Outcome::Timeout,
+                })
+            }
+        }
+    }
+}
+
+async fn capture(stream: &mut (impl AsyncReadExt + Unpin)) -> String {
+    let mut kept = Vec::new();
+    let mut buf = [0u8; 8192];
+    while let Ok(n) = stream.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        let room = CAPTURE_LIMIT.saturating_sub(kept.len());
+        kept.extend_from_slice(&buf[..n.min(room)]);
+    }
+    String::from_utf8_lossy(&kept).into_owned()
+}
+
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sandbox() -> Option<Sandbox> {
+        match Sandbox::locate() {
+            Ok(s) => Some(s),
+            Err(e) => {
+                eprintln!("skipped: {e}");
+                None
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn writes_only_under_mnt_data() {
+        let Some(sb) = sandbox() else { return };
+        let dir = std::env::temp_dir().join(format!("vouch-sbx-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ran = sb
+            .run(
+                &dir,
+                "pwd; echo hi > out.txt; touch /etc/vouch-probe 2>/dev/null || echo ro",
+                Duration::from_secs(30),
+            )
+            .await
+            .unwrap();
+        assert_eq!(ran.outcome, Outcome::Exit(0), "{ran:?}");
+        assert_eq!(ran.stdout, "/mnt/data\nro\n");
+        assert_eq!(std::fs::read_to_string(dir.join("out.txt")).unwrap(), "hi\n");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_command_past_its_timeout_is_killed() {
+        let Some(sb) = sandbox() else { return };
+        let dir = std::env::temp_dir().join(format!("vouch-sbx-t-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ran = sb
+            .run(&dir, "sleep 30", Duration::from_millis(300))
+            .await
+            .unwrap();
+        assert_eq!(ran.outcome, Outcome::Timeout);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
