@@ -7,6 +7,7 @@ mod cli;
 mod compare;
 mod core;
 mod defects;
+mod memo;
 mod script;
 mod support;
 mod svg;

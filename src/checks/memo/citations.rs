@@ -1,0 +1,70 @@
+//! File and year citations (contract §5 "Citations"): every cited file's base name must be the
+//! source CSV or one of the six artifacts; a cited year outside the source's years warns (the
+//! error for a *number* tied to such a year is `tied`'s).
+
+use super::parse::Doc;
+use super::Scan;
+use crate::checks::Context;
+use crate::report::Finding;
+use std::collections::BTreeSet;
+
+/// Whether a cited file name (path and upload prefix allowed) is one the memo may cite.
+pub fn known_file(ctx: &Context, name: &str) -> bool {
+    let base = super::years::base_name(name);
+    base == ctx.stmts.file_name || ctx.spec.artifacts.all().contains(&base)
+}
+
+pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
+    let mut files: Vec<(String, usize, &str)> = Vec::new();
+    let mut years: BTreeSet<(usize, i32)> = BTreeSet::new();
+    for (b, s) in doc.blocks.iter().zip(scans) {
+        files.extend(
+            s.files
+                .iter()
+                .map(|f| (f.name.clone(), b.line_at(f.start), "text")),
+        );
+        files.extend(
+            s.link_files
+                .iter()
+                .map(|(f, l)| (f.clone(), *l, "link destination")),
+        );
+        years.extend(s.years.iter().map(|y| (b.line_at(y.start), y.year)));
+        years.extend(s.link_years.iter().map(|(y, l)| (*l, *y)));
+    }
+    let mut seen = BTreeSet::new();
+    for (name, line, whence) in files {
+        if known_file(ctx, &name) || !seen.insert((name.clone(), line)) {
+            continue;
+        }
+        let mut allowed = vec![ctx.stmts.file_name.as_str()];
+        allowed.extend(ctx.spec.artifacts.all());
+        out.push(
+            Finding::fail(
+                "memo.unknown_file",
+                format!(
+                    "the memo cites `{name}` (in its {whence}), which is neither the source file nor an artifact \
+                     of this run ({}); a citation must point at a file the reader has",
+                    allowed.join(", ")
+                ),
+            )
+            .line(line),
+        );
+    }
+    if let Some(range) = ctx.years().filter(|y| !y.is_empty()) {
+        let (first, last) = (range[0], range[range.len() - 1]);
+        for (line, year) in years {
+            if !range.contains(&year) {
+                out.push(
+                    Finding::warn(
+                        "memo.year_out_of_range",
+                        format!(
+                            "the memo cites {year}, outside the source's years {first}–{last}; the data say nothing \
+                             about that year"
+                        ),
+                    )
+                    .line(line),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! Evidence topics (contract §5 "Evidence"): each topic of the spec's `[[memo.evidence]]` must be
+//! discussed in one paragraph (a blank-line block or a list item) that also cites a source year
+//! and a file name (in its text or a link destination). Terms match as whole words,
+//! case-insensitively, except the topic's case-sensitive terms (`AR`, `SBC`).
+
+use super::parse::{BlockKind, Doc};
+use super::vocabulary::{contains_term, words};
+use super::Scan;
+use crate::checks::Context;
+use crate::report::Finding;
+
+pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
+    let years = ctx.years().unwrap_or(&[]);
+    for topic in &ctx.spec.memo.evidence {
+        let mut mentioned_at = None;
+        let mut ok = false;
+        for (b, s) in doc.blocks.iter().zip(scans) {
+            if !matches!(b.kind, BlockKind::Paragraph | BlockKind::ListItem) {
+                continue;
+            }
+            let ws = words(&s.masked);
+            let hit = topic
+                .terms
+                .iter()
+                .any(|t| contains_term(&s.masked, &ws, t, false))
+                || topic
+                    .case_sensitive_terms
+                    .iter()
+                    .any(|t| contains_term(&s.masked, &ws, t, true));
+            if !hit {
+                continue;
+            }
+            mentioned_at.get_or_insert(b.line);
+            let cites_year = s.years.iter().any(|y| years.contains(&y.year))
+                || s.link_years.iter().any(|(y, _)| years.contains(y));
+            let cites_file = !s.files.is_empty() || !s.link_files.is_empty();
+            if cites_year && cites_file {
+                ok = true;
+                break;
+            }
+        }
+        if ok {
+            continue;
+        }
+        let why = match mentioned_at {
+            Some(l) => format!(
+                "it is mentioned (first at line {l}) but never in a paragraph that also cites"
+            ),
+            None => "no paragraph mentions it together with".to_string(),
+        };
+        let mut f = Finding::fail(
+            "memo.missing_evidence",
+            format!(
+                "evidence topic `{}` ({}) is not backed: {why} a source year and a file name; a claim the \
+                 reader cannot trace to the data is not evidence",
+                topic.topic,
+                topic.terms.iter().chain(&topic.case_sensitive_terms).cloned().collect::<Vec<_>>().join(", ")
+            ),
+        );
+        if let Some(l) = mentioned_at {
+            f = f.line(l);
+        }
+        out.push(f);
+    }
+}

@@ -1,0 +1,345 @@
+//! The memo's Markdown as blocks with line numbers (pulldown-cmark with tables).
+//!
+//! A *block* is a unit of prose the checks read: a heading, a paragraph, a list item (its nested
+//! paragraphs included, nested lists excluded), a table row, or a code block. Every block keeps
+//! where each piece of its text came from, so any offset in its text maps back to a 1-based line
+//! of the memo. Link and image destinations are kept apart from the text. Limits: HTML is ignored;
+//! YAML front matter is skipped (so it is not misread as a setext heading).
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockKind {
+    Heading,
+    Paragraph,
+    ListItem,
+    TableRow,
+    Code,
+}
+
+/// A link or image destination, with the line it was written on.
+#[derive(Clone, Debug)]
+pub struct Link {
+    pub dest: String,
+    pub line: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct Block {
+    pub kind: BlockKind,
+    /// The block's text; soft and hard breaks are `\n`, table cells are joined with ` | `.
+    pub text: String,
+    /// `(offset in text, memo line)` at the start of each piece of text, ascending.
+    marks: Vec<(usize, usize)>,
+    /// First line of the block.
+    pub line: usize,
+    pub links: Vec<Link>,
+    /// Heading level (1–6) for headings.
+    pub level: u8,
+}
+
+impl Block {
+    fn new(kind: BlockKind, line: usize) -> Block {
+        Block {
+            kind,
+            text: String::new(),
+            marks: Vec::new(),
+            line,
+            links: Vec::new(),
+            level: 0,
+        }
+    }
+
+    fn push(&mut self, s: &str, line: usize) {
+        self.marks.push((self.text.len(), line));
+        self.text.push_str(s);
+    }
+
+    /// The memo line holding byte `offset` of the block's text.
+    pub fn line_at(&self, offset: usize) -> usize {
+        let i = self.marks.partition_point(|&(o, _)| o <= offset);
+        if i == 0 {
+            self.line
+        } else {
+            self.marks[i - 1].1
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct TableCell {
+    pub text: String,
+    pub line: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct TableRow {
+    pub cells: Vec<TableCell>,
+    pub line: usize,
+}
+
+/// A table; row 0 is the header row.
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub rows: Vec<TableRow>,
+    pub line: usize,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Doc {
+    pub blocks: Vec<Block>,
+    pub tables: Vec<Table>,
+    /// Byte offsets where each line starts.
+    line_starts: Vec<usize>,
+    /// The memo's lines as written (for messages and look-alike headings).
+    pub lines: Vec<String>,
+}
+
+impl Doc {
+    /// Indices of the heading blocks, in order.
+    pub fn headings(&self) -> impl Iterator<Item = (usize, &Block)> {
+        self.blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.kind == BlockKind::Heading)
+    }
+
+    fn line_of(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&s| s <= offset).max(1)
+    }
+}
+
+/// Parse the memo. Linear in its size; never fails.
+pub fn parse(text: &str) -> Doc {
+    let mut doc = Doc {
+        line_starts: std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect(),
+        lines: text.lines().map(str::to_string).collect(),
+        ..Doc::default()
+    };
+    let mut options = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+    options.remove(Options::ENABLE_SMART_PUNCTUATION);
+    // Open blocks, innermost last; `None` marks a paragraph folded into its list item.
+    let mut open: Vec<Option<usize>> = Vec::new();
+    let mut in_metadata = false;
+    let mut in_html = 0usize;
+    let mut in_sup = false;
+    let mut cell: Option<TableCell> = None;
+    let mut row: Option<(usize, TableRow)> = None;
+    for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+        let line = doc.line_of(range.start);
+        let top = open.iter().rev().find_map(|b| *b);
+        match event {
+            Event::Start(Tag::MetadataBlock(_)) => in_metadata = true,
+            Event::End(TagEnd::MetadataBlock(_)) => in_metadata = false,
+            Event::Start(Tag::HtmlBlock) => in_html += 1,
+            Event::End(TagEnd::HtmlBlock) => in_html = in_html.saturating_sub(1),
+            Event::Start(Tag::Heading { level, .. }) => {
+                let mut b = Block::new(BlockKind::Heading, line);
+                b.level = level as u8;
+                doc.blocks.push(b);
+                open.push(Some(doc.blocks.len() - 1));
+            }
+            Event::Start(Tag::Paragraph) => {
+                let folded = top.is_some_and(|i| doc.blocks[i].kind == BlockKind::ListItem)
+                    && matches!(open.last(), Some(Some(i)) if doc.blocks[*i].kind == BlockKind::ListItem);
+                if folded {
+                    if let Some(i) = top {
+                        if !doc.blocks[i].text.is_empty() {
+                            // A paragraph end inside an item still ends a sentence.
+                            doc.blocks[i].push("\n\n", line);
+                        }
+                    }
+                    open.push(None);
+                } else {
+                    doc.blocks.push(Block::new(BlockKind::Paragraph, line));
+                    open.push(Some(doc.blocks.len() - 1));
+                }
+            }
+            Event::Start(Tag::Item) => {
+                doc.blocks.push(Block::new(BlockKind::ListItem, line));
+                open.push(Some(doc.blocks.len() - 1));
+            }
+            Event::Start(Tag::CodeBlock(_)) => {
+                doc.blocks.push(Block::new(BlockKind::Code, line));
+                open.push(Some(doc.blocks.len() - 1));
+            }
+            Event::Start(Tag::List(_)) | Event::Start(Tag::BlockQuote(_)) => open.push(None),
+            Event::End(
+                TagEnd::Heading(_) | TagEnd::Paragraph | TagEnd::Item | TagEnd::CodeBlock,
+            )
+            | Event::End(TagEnd::List(_) | TagEnd::BlockQuote(_)) => {
+                open.pop();
+                in_sup = false;
+            }
+            Event::Start(Tag::Table(_)) => doc.tables.push(Table {
+                rows: Vec::new(),
+                line,
+            }),
+            Event::Start(Tag::TableHead | Tag::TableRow) => {
+                doc.blocks.push(Block::new(BlockKind::TableRow, line));
+                row = Some((
+                    doc.blocks.len() - 1,
+                    TableRow {
+                        cells: Vec::new(),
+                        line,
+                    },
+                ));
+            }
+            Event::End(TagEnd::TableHead | TagEnd::TableRow) => {
+                if let (Some((_, r)), Some(t)) = (row.take(), doc.tables.last_mut()) {
+                    t.rows.push(r);
+                }
+            }
+            Event::Start(Tag::TableCell) => {
+                if let Some((b, r)) = &row {
+                    if !r.cells.is_empty() {
+                        doc.blocks[*b].push(" | ", line);
+                    }
+                }
+                cell = Some(TableCell {
+                    text: String::new(),
+                    line,
+                });
+            }
+            Event::End(TagEnd::TableCell) => {
+                if let (Some(c), Some((_, r))) = (cell.take(), row.as_mut()) {
+                    r.cells.push(TableCell {
+                        text: c.text.trim().to_string(),
+                        line: c.line,
+                    });
+                }
+            }
+            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+                let target = row.as_ref().map(|(b, _)| *b).or(top);
+                if let Some(b) = target {
+                    doc.blocks[b].links.push(Link {
+                        dest: dest_url.to_string(),
+                        line,
+                    });
+                }
+            }
+            Event::Text(s) | Event::Code(s) | Event::InlineMath(s) | Event::DisplayMath(s) => {
+                if in_metadata || in_html > 0 || in_sup {
+                    continue;
+                }
+                if let Some(c) = cell.as_mut() {
+                    c.text.push_str(&s);
+                    if let Some((b, _)) = &row {
+                        doc.blocks[*b].push(&s, line);
+                    }
+                } else if let Some(b) = top {
+                    doc.blocks[b].push(&s, line);
+                }
+            }
+            // Inline HTML separates the text around it; a superscript (a footnote mark) is dropped.
+            Event::InlineHtml(h) => {
+                let tag = h.trim().to_ascii_lowercase();
+                if tag.starts_with("<sup") {
+                    in_sup = true;
+                } else if tag.starts_with("</sup") {
+                    in_sup = false;
+                }
+                if let Some(c) = cell.as_mut() {
+                    c.text.push(' ');
+                } else if let Some(b) = top {
+                    doc.blocks[b].push(" ", line);
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                if let Some(c) = cell.as_mut() {
+                    c.text.push(' ');
+                } else if let Some(b) = top {
+                    doc.blocks[b].push("\n", line);
+                }
+            }
+            _ => {}
+        }
+    }
+    doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headings_keep_level_and_line_for_atx_and_setext() {
+        let d =
+            parse("# Title\n\nSome text\nmore\n\nKPI table\n---------\n\n### 3. Profitability:\n");
+        let h: Vec<_> = d
+            .headings()
+            .map(|(_, b)| (b.level, b.text.clone(), b.line))
+            .collect();
+        assert_eq!(
+            h,
+            vec![
+                (1, "Title".to_string(), 1),
+                (2, "KPI table".to_string(), 6),
+                (3, "3. Profitability:".to_string(), 9)
+            ]
+        );
+    }
+
+    #[test]
+    fn offsets_map_to_lines_across_soft_breaks() {
+        let d = parse("intro\n\nfirst line\nsecond `code.csv` line\n");
+        let b = &d.blocks[1];
+        assert_eq!(b.kind, BlockKind::Paragraph);
+        assert_eq!(b.line_at(b.text.find("second").unwrap()), 4);
+        assert_eq!(b.line_at(b.text.find("code.csv").unwrap()), 4);
+        assert_eq!(b.line_at(0), 3);
+    }
+
+    #[test]
+    fn list_items_are_blocks_and_tables_are_rows_of_cells() {
+        let d = parse("- one [x](a.csv)\n- two\n\n| A | B |\n|---|---|\n| 1 | 2 |\n");
+        let items: Vec<_> = d
+            .blocks
+            .iter()
+            .filter(|b| b.kind == BlockKind::ListItem)
+            .collect();
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[0].links[0].dest, "a.csv");
+        let t = &d.tables[0];
+        assert_eq!(t.rows.len(), 2);
+        assert_eq!(t.rows[1].cells[1].text, "2");
+        assert_eq!(t.rows[1].line, 6);
+        let rows: Vec<_> = d
+            .blocks
+            .iter()
+            .filter(|b| b.kind == BlockKind::TableRow)
+            .collect();
+        assert_eq!(rows[1].text, "1 | 2");
+    }
+
+    #[test]
+    fn loose_list_item_paragraphs_fold_into_the_item() {
+        let d = parse("- first para\n\n  second para\n\n- next\n");
+        let items: Vec<_> = d
+            .blocks
+            .iter()
+            .filter(|b| b.kind == BlockKind::ListItem)
+            .collect();
+        assert_eq!(items.len(), 2);
+        assert!(items[0].text.contains("first para") && items[0].text.contains("second para"));
+        assert!(d.blocks.iter().all(|b| b.kind != BlockKind::Paragraph));
+    }
+
+    #[test]
+    fn inline_html_separates_words() {
+        let d = parse("Revenue in FY2025<sup>1</sup> grew.\n");
+        assert_eq!(d.blocks[0].text, "Revenue in FY2025   grew.");
+    }
+
+    #[test]
+    fn front_matter_is_not_a_heading() {
+        let d = parse("---\ntitle: x\n---\n\n## Executive view\n");
+        assert_eq!(d.headings().count(), 1);
+    }
+}

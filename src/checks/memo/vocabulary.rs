@@ -1,0 +1,243 @@
+//! Which §2 metric or §1 line item a piece of prose names (contract §5 "Numbers").
+//!
+//! Names are matched as word sequences: every canonical name, alias and synonym with `_` read as
+//! a space (`free cash flow`, `accounts receivable`, `return on equity`), plus the folded headers
+//! of source columns the spec does not know. Text is split into words (runs of letters and digits,
+//! lowercased), and at each word the longest name starting there wins and is consumed, so
+//! "deferred revenue" is not "revenue" and "interest coverage" is not "interest". A line item's
+//! name followed by a qualifier (`operating income margin`, `capex intensity`) names a measure
+//! the contract does not define: a name, but not one vouch can hold a number to.
+
+use crate::source::Statements;
+use crate::spec::Spec;
+use std::collections::HashMap;
+
+/// A thing the memo can put a number on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Entity {
+    /// A source line item, by index in [`Statements::items`].
+    Item(usize),
+    /// A spec column the source does not have (its values are undefined).
+    AbsentColumn(usize),
+    /// A §2 metric, by spec index.
+    Metric(usize),
+    /// A measure derived from a line item that the contract does not define (`operating income
+    /// margin`, `capex intensity`): it names something, but nothing vouch can check.
+    Derived,
+}
+
+/// Words that, right after a line item's name, make the phrase a different measure.
+const QUALIFIERS: &[&str] = &[
+    "margin",
+    "margins",
+    "ratio",
+    "intensity",
+    "yield",
+    "share",
+    "mix",
+    "days",
+    "turnover",
+    "multiple",
+    "per",
+];
+
+/// A word of a text: lowercased, with its byte span.
+#[derive(Clone, Debug)]
+pub struct Word {
+    pub lower: String,
+    pub start: usize,
+    pub end: usize,
+}
+
+pub fn words(text: &str) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        if c.is_alphanumeric() {
+            start.get_or_insert(i);
+        } else if let Some(s) = start.take() {
+            out.push(Word {
+                lower: text[s..i].to_lowercase(),
+                start: s,
+                end: i,
+            });
+        }
+    }
+    out
+}
+
+/// A name found in a text.
+#[derive(Clone, Debug)]
+pub struct Mention {
+    pub entity: Entity,
+    pub start: usize,
+    pub end: usize,
+}
+
+pub struct Vocabulary {
+    /// First word → names starting with it: (words, entity), longest first.
+    by_first: HashMap<String, Vec<(Vec<String>, Entity)>>,
+}
+
+impl Vocabulary {
+    pub fn new(spec: &Spec, stmts: &Statements) -> Vocabulary {
+        let mut names: Vec<(String, Entity)> = Vec::new();
+        for (c, col) in spec.source.columns.iter().enumerate() {
+            if c == spec.source.year_column {
+                continue;
+            }
+            let entity = stmts
+                .item_index(c)
+                .map_or(Entity::AbsentColumn(c), Entity::Item);
+            for n in std::iter::once(&col.name).chain(col.aliases.iter()) {
+                names.push((n.clone(), entity));
+            }
+        }
+        for (i, item) in stmts.items.iter().enumerate() {
+            if item.column.is_none() {
+                names.push((item.name.clone(), Entity::Item(i)));
+            }
+        }
+        for m in 0..spec.metrics.len() {
+            for n in spec.metric_aliases(m) {
+                names.push((n.to_string(), Entity::Metric(m)));
+            }
+        }
+        let mut by_first: HashMap<String, Vec<(Vec<String>, Entity)>> = HashMap::new();
+        for (name, entity) in names {
+            let ws: Vec<String> = crate::names::fold(&name)
+                .split('_')
+                .filter(|w| !w.is_empty())
+                .map(str::to_string)
+                .collect();
+            if let Some(first) = ws.first() {
+                by_first
+                    .entry(first.clone())
+                    .or_default()
+                    .push((ws, entity));
+            }
+        }
+        for v in by_first.values_mut() {
+            v.sort_by_key(|n| std::cmp::Reverse(n.0.len()));
+        }
+        Vocabulary { by_first }
+    }
+
+    /// The names in `words`, left to right, longest match first.
+    pub fn mentions(&self, words: &[Word]) -> Vec<Mention> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < words.len() {
+            let found = self.by_first.get(&words[i].lower).and_then(|cands| {
+                cands.iter().find(|(ws, _)| {
+                    i + ws.len() <= words.len()
+                        && ws.iter().zip(&words[i..]).all(|(a, b)| *a == b.lower)
+                })
+            });
+            match found {
+                Some((ws, entity)) => {
+                    let qualified = !matches!(entity, Entity::Metric(_))
+                        && words
+                            .get(i + ws.len())
+                            .is_some_and(|w| QUALIFIERS.contains(&w.lower.as_str()));
+                    out.push(Mention {
+                        entity: if qualified { Entity::Derived } else { *entity },
+                        start: words[i].start,
+                        end: words[i + ws.len() - 1].end,
+                    });
+                    i += ws.len();
+                }
+                None => i += 1,
+            }
+        }
+        out
+    }
+}
+
+/// Whether `words` contain the phrase `term` (matched as a word sequence; case-sensitive terms
+/// compare the words as written in `text`).
+pub fn contains_term(text: &str, words: &[Word], term: &str, case_sensitive: bool) -> bool {
+    let tw: Vec<&str> = term
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    if tw.is_empty() {
+        return false;
+    }
+    words.windows(tw.len()).any(|win| {
+        win.iter().zip(&tw).all(|(w, t)| {
+            if case_sensitive {
+                &text[w.start..w.end] == *t
+            } else {
+                w.lower == t.to_lowercase()
+            }
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(text: &str) -> Vec<String> {
+        let spec = Spec::default_spec();
+        let csv = "year,revenue,deferred_revenue,interest_expense,accounts_receivable,operating_income\n2024,1,2,3,4,5\n";
+        let stmts = Statements::read_bytes("s.csv", "s.csv", csv.as_bytes(), &spec).unwrap();
+        let v = Vocabulary::new(&spec, &stmts);
+        v.mentions(&words(text))
+            .into_iter()
+            .map(|m| match m.entity {
+                Entity::Item(i) => stmts.items[i].name.clone(),
+                Entity::AbsentColumn(c) => format!("absent {}", spec.source.columns[c].name),
+                Entity::Metric(m) => format!("metric {}", spec.metrics[m].id),
+                Entity::Derived => "derived".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_longest_name_wins() {
+        assert_eq!(names("Deferred revenue rose"), vec!["deferred_revenue"]);
+        assert_eq!(
+            names("interest coverage and interest"),
+            vec!["metric interest_coverage", "interest_expense"]
+        );
+        assert_eq!(
+            names("Revenue growth; revenue"),
+            vec!["metric revenue_growth", "revenue"]
+        );
+        assert_eq!(
+            names("return on equity, ROE"),
+            vec!["metric roe", "metric roe"]
+        );
+        assert_eq!(
+            names("free cash flow and FCF margin"),
+            vec!["metric free_cash_flow", "metric fcf_margin"]
+        );
+        assert_eq!(
+            names("stock-based compensation"),
+            vec!["absent stock_based_compensation"]
+        );
+    }
+
+    #[test]
+    fn a_qualified_item_is_a_derived_measure() {
+        assert_eq!(names("operating income margin"), vec!["derived"]);
+        assert_eq!(names("operating margin"), vec!["metric operating_margin"]);
+    }
+
+    #[test]
+    fn terms_match_whole_words_and_case_sensitive_terms_match_case() {
+        let t = "The AR build and sbc; stock-based compensation";
+        let w = words(t);
+        assert!(contains_term(t, &w, "AR", true));
+        assert!(!contains_term(t, &w, "SBC", true));
+        assert!(contains_term(t, &w, "stock-based compensation", false));
+        assert!(!contains_term(t, &w, "capital expenditure", false));
+        let t = "capital expenditures";
+        assert!(!contains_term(t, &words(t), "capital expenditure", false));
+    }
+}

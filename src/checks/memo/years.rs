@@ -1,0 +1,328 @@
+//! Year and file-name citations in memo text (contract §5 "Citations").
+//!
+//! A year is `YYYY` (19xx/20xx), `FYYYYY`, `FY YYYY` or `FYyy` (20yy), not adjacent to a letter,
+//! a digit, `$` or `%`, and not joined to digits by `,` or `.` (`1,2019`, `$2065`, `2065.5` are
+//! numbers). A range `2019–2024` (or `2019–24`) cites both ends. A file name is a maximal run of
+//! non-space characters, stripped of surrounding punctuation and backticks, ending in one of the
+//! contract's extensions; URLs are not file names.
+
+/// A year cited at `start..end` (byte offsets) of a text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct YearMention {
+    pub year: i32,
+    pub start: usize,
+    pub end: usize,
+}
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric()
+}
+
+/// Whether the text after a year's digits lets it stand as a year.
+fn free_after(chars: &[(usize, char)], j: usize) -> bool {
+    match chars.get(j).map(|c| c.1) {
+        None => true,
+        Some(c) if is_word(c) || c == '$' || c == '%' => false,
+        Some(',' | '.') => !chars.get(j + 1).is_some_and(|c| c.1.is_ascii_digit()),
+        Some(_) => true,
+    }
+}
+
+/// Whether the text before position `i` lets a year start there.
+fn free_before(chars: &[(usize, char)], i: usize) -> bool {
+    if i == 0 {
+        return true;
+    }
+    match chars[i - 1].1 {
+        c if is_word(c) || c == '$' || c == '%' => false,
+        ',' | '.' => !(i >= 2 && chars[i - 2].1.is_ascii_digit()),
+        _ => true,
+    }
+}
+
+fn digit_run(chars: &[(usize, char)], i: usize) -> usize {
+    chars[i..]
+        .iter()
+        .take_while(|c| c.1.is_ascii_digit())
+        .count()
+}
+
+fn number_at(chars: &[(usize, char)], i: usize, n: usize) -> i32 {
+    chars[i..i + n].iter().fold(0i32, |acc, c| {
+        acc * 10 + c.1.to_digit(10).unwrap_or(0) as i32
+    })
+}
+
+fn end_offset(text: &str, chars: &[(usize, char)], j: usize) -> usize {
+    chars.get(j).map_or(text.len(), |c| c.0)
+}
+
+/// Every year cited in `text`, in order.
+pub fn years(text: &str) -> Vec<YearMention> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i].1;
+        // FY forms.
+        if matches!(c, 'F' | 'f')
+            && chars.get(i + 1).is_some_and(|n| matches!(n.1, 'Y' | 'y'))
+            && free_before(&chars, i)
+        {
+            let mut j = i + 2;
+            if chars.get(j).is_some_and(|n| n.1 == ' ' || n.1 == '\u{a0}') {
+                j += 1;
+            }
+            let run = if j < chars.len() {
+                digit_run(&chars, j)
+            } else {
+                0
+            };
+            let year = match run {
+                4 => Some(number_at(&chars, j, 4)).filter(|y| (1900..2100).contains(y)),
+                2 => Some(2000 + number_at(&chars, j, 2)),
+                _ => None,
+            };
+            if let Some(year) = year {
+                if free_after(&chars, j + run) {
+                    out.push(YearMention {
+                        year,
+                        start: chars[i].0,
+                        end: end_offset(text, &chars, j + run),
+                    });
+                    i = j + run;
+                    continue;
+                }
+            }
+            i += 2;
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let run = digit_run(&chars, i);
+            if run == 4 && free_before(&chars, i) && free_after(&chars, i + 4) {
+                let year = number_at(&chars, i, 4);
+                if (1900..2100).contains(&year) {
+                    out.push(YearMention {
+                        year,
+                        start: chars[i].0,
+                        end: end_offset(text, &chars, i + 4),
+                    });
+                    // `2019–24`: a two-digit end of a range.
+                    let j = i + 5;
+                    if chars
+                        .get(i + 4)
+                        .is_some_and(|d| matches!(d.1, '-' | '–' | '—'))
+                        && j < chars.len()
+                        && digit_run(&chars, j) == 2
+                        && free_after(&chars, j + 2)
+                    {
+                        let end = year / 100 * 100 + number_at(&chars, j, 2);
+                        if end > year {
+                            out.push(YearMention {
+                                year: end,
+                                start: chars[j].0,
+                                end: end_offset(text, &chars, j + 2),
+                            });
+                            i = j + 2;
+                            continue;
+                        }
+                    }
+                }
+            }
+            i += run;
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A table label that is exactly one year (`2021`, `FY2021`, `FY 2021`, `FY21`).
+pub fn year_label(text: &str) -> Option<i32> {
+    let t = text.trim();
+    match years(t).as_slice() {
+        [y] if y.start == 0 && y.end == t.len() => Some(y.year),
+        _ => None,
+    }
+}
+
+/// A file name cited at `start..end` of a text, as written (path and prefix included).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileMention {
+    pub name: String,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Whether a token is a URL (or another scheme-qualified reference), which is never a file name.
+pub fn is_url(token: &str) -> bool {
+    let lower = token.to_ascii_lowercase();
+    lower.contains("://")
+        || lower.starts_with("www.")
+        || lower.starts_with("mailto:")
+        || lower.starts_with("data:")
+}
+
+const STRIP: &[char] = &[
+    '`', '"', '\'', '(', ')', '[', ']', '{', '}', '<', '>', ',', ';', ':', '!', '?', '.', '*', '“',
+    '”', '‘', '’', '«', '»',
+];
+
+/// Spans of URL tokens, which other scanners mask.
+pub fn urls(text: &str) -> Vec<(usize, usize)> {
+    tokens(text)
+        .filter(|(s, e)| is_url(text[*s..*e].trim_start_matches(STRIP)))
+        .collect()
+}
+
+fn tokens(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut start = None;
+    let mut out = Vec::new();
+    for (i, c) in text.char_indices() {
+        if c.is_whitespace() {
+            if let Some(s) = start.take() {
+                out.push((s, i));
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, text.len()));
+    }
+    out.into_iter()
+}
+
+/// Every file name cited in `text`.
+pub fn files(text: &str, extensions: &[String]) -> Vec<FileMention> {
+    let mut out = Vec::new();
+    for (s, e) in tokens(text) {
+        let raw = &text[s..e];
+        if is_url(raw.trim_start_matches(STRIP)) {
+            continue;
+        }
+        let lead = raw.len() - raw.trim_start_matches(STRIP).len();
+        let name = raw.trim_matches(STRIP);
+        if name.is_empty() || !has_extension(name, extensions) {
+            continue;
+        }
+        out.push(FileMention {
+            name: name.to_string(),
+            start: s + lead,
+            end: s + lead + name.len(),
+        });
+    }
+    out
+}
+
+/// A link destination that names a file (not a URL, not a fragment), without query or fragment.
+pub fn file_in_destination(dest: &str, extensions: &[String]) -> Option<String> {
+    let d = dest.trim();
+    if d.is_empty() || d.starts_with('#') || is_url(d) {
+        return None;
+    }
+    // Any other `scheme:` (but not a Windows drive letter) is not a file.
+    if let Some(i) = d.find(':') {
+        if i > 1
+            && d[..i]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '-')
+        {
+            return None;
+        }
+    }
+    let d = d.split(['?', '#']).next().unwrap_or(d);
+    has_extension(d, extensions).then(|| d.to_string())
+}
+
+fn has_extension(name: &str, extensions: &[String]) -> bool {
+    let lower = name.to_ascii_lowercase();
+    extensions.iter().any(|e| {
+        lower.len() > e.len() + 1
+            && lower.ends_with(e.as_str())
+            && lower[..lower.len() - e.len()].ends_with('.')
+    })
+}
+
+/// The base name a citation refers to: the last path component, without a `<hex>-` upload prefix.
+pub fn base_name(name: &str) -> &str {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    match base.split_once('-') {
+        Some((prefix, rest))
+            if !prefix.is_empty()
+                && !rest.is_empty()
+                && prefix.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            rest
+        }
+        _ => base,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ys(t: &str) -> Vec<i32> {
+        years(t).into_iter().map(|y| y.year).collect()
+    }
+
+    #[test]
+    fn finds_every_year_form() {
+        assert_eq!(ys("in 2021, revenue"), vec![2021]);
+        assert_eq!(
+            ys("FY2022 and FY 2023 and FY24 and fy2025"),
+            vec![2022, 2023, 2024, 2025]
+        );
+        assert_eq!(ys("(2021)"), vec![2021]);
+        assert_eq!(ys("fiscal 2022."), vec![2022]);
+    }
+
+    #[test]
+    fn numbers_that_look_like_years_are_not_years() {
+        assert!(ys("1,2019").is_empty());
+        assert!(ys("$2065").is_empty());
+        assert!(ys("2065.5").is_empty());
+        assert!(ys("2021%").is_empty());
+        assert!(ys("A2021 2021E 12021 20215").is_empty());
+        assert!(ys("FY2021A").is_empty());
+        assert!(ys("3,2021.5").is_empty());
+    }
+
+    #[test]
+    fn a_range_cites_both_ends() {
+        assert_eq!(ys("2019–2024"), vec![2019, 2024]);
+        assert_eq!(ys("2019-24"), vec![2019, 2024]);
+        assert_eq!(ys("FY2021–FY2025"), vec![2021, 2025]);
+    }
+
+    #[test]
+    fn year_labels_are_whole_cells() {
+        assert_eq!(year_label(" FY2021 "), Some(2021));
+        assert_eq!(year_label("FY21"), Some(2021));
+        assert_eq!(year_label("2021 (est)"), None);
+        assert_eq!(year_label("Metric"), None);
+    }
+
+    #[test]
+    fn file_names_are_stripped_of_punctuation_and_urls_are_not_files() {
+        let exts: Vec<String> = ["csv", "md", "json"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let f = files(
+            "see (`data.csv`), https://x.org/a.csv and /mnt/data/ab12-run.json.",
+            &exts,
+        );
+        let names: Vec<_> = f.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, vec!["data.csv", "/mnt/data/ab12-run.json"]);
+        assert_eq!(base_name("/mnt/data/ab12-run.json"), "run.json");
+        assert_eq!(base_name("not-hex.csv"), "not-hex.csv");
+        assert_eq!(
+            file_in_destination("a/b.csv#x", &exts).as_deref(),
+            Some("a/b.csv")
+        );
+        assert_eq!(file_in_destination("https://e.com/b.csv", &exts), None);
+        assert_eq!(file_in_destination("#kpi", &exts), None);
+    }
+}

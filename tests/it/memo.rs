@@ -1,0 +1,573 @@
+//! `memo.*`: the investment memo against the Northstar statements.
+
+use crate::support::*;
+use vouch::report::{Finding, Report, Status};
+
+const MEMO: &str = "investment_analysis.md";
+
+fn memo() -> String {
+    northstar_text(MEMO)
+}
+
+fn verify_memo(text: &str) -> Report {
+    verify_northstar(with_file(northstar_files(), MEMO, text.as_bytes().to_vec()))
+}
+
+fn memo_findings(r: &Report) -> Vec<&Finding> {
+    r.findings.iter().filter(|f| f.family() == "memo").collect()
+}
+
+/// Replace one exact piece of the good memo (it must occur).
+fn edited(from: &str, to: &str) -> String {
+    let m = memo();
+    assert!(m.contains(from), "the good memo contains `{from}`");
+    m.replacen(from, to, 1)
+}
+
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .expect("needle present")
+        + 1
+}
+
+#[test]
+fn the_good_memo_has_no_memo_warnings_or_failures() {
+    let r = verify_memo(&memo());
+    let bad: Vec<_> = memo_findings(&r)
+        .into_iter()
+        .filter(|f| f.status >= Status::Warn)
+        .collect();
+    assert!(bad.is_empty(), "{}", dump(&r));
+}
+
+fn findings_of<'a>(r: &'a Report, id: &str) -> Vec<&'a Finding> {
+    r.findings.iter().filter(|f| f.id == id).collect()
+}
+
+#[test]
+fn a_wrong_net_margin_for_fiscal_2022_fails_on_its_line() {
+    // The data give net income 27.9 / revenue 1,038.4 = 2.69 % for FY2022.
+    let m = edited(
+        "Net margin was 8.13% in FY2025.",
+        "Net margin was 2.96% in fiscal 2022.",
+    );
+    let r = verify_memo(&m);
+    let f = findings_of(&r, "memo.contradicted_number");
+    assert_eq!(f.len(), 1, "{}", dump(&r));
+    assert_eq!(f[0].status, Status::Fail);
+    assert_eq!(f[0].location.line, Some(line_of(&m, "fiscal 2022")));
+    let n = f[0].number.as_ref().unwrap();
+    assert_eq!(n.printed, "2.96%");
+    assert_eq!(n.recomputed.as_deref(), Some("2.68683"));
+}
+
+#[test]
+fn the_right_net_margin_for_fiscal_2022_passes() {
+    let r = verify_memo(&edited(
+        "Net margin was 8.13% in FY2025.",
+        "Net margin was 2.69% in fiscal 2022.",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn deferred_revenue_is_not_read_as_revenue() {
+    // 468.2 is deferred revenue in FY2024; revenue was 1,352.9.
+    let ok = edited(
+        "Deferred revenue rose 6.02% in FY2024",
+        "Deferred revenue was $468.2 million in FY2024",
+    );
+    assert!(findings_of(&verify_memo(&ok), "memo.contradicted_number").is_empty());
+    let bad = edited(
+        "Deferred revenue rose 6.02% in FY2024",
+        "Deferred revenue was $1,352.9 million in FY2024",
+    );
+    let r = verify_memo(&bad);
+    assert_eq!(
+        findings_of(&r, "memo.contradicted_number").len(),
+        1,
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn interest_coverage_is_not_read_as_interest() {
+    let r = verify_memo(&edited(
+        "Interest coverage was 9.04x in FY2025.",
+        "Interest coverage was 19.3x in FY2025.",
+    ));
+    assert_eq!(
+        findings_of(&r, "memo.contradicted_number").len(),
+        1,
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_forward_looking_question_about_fy2027_warns_but_does_not_fail() {
+    let m = edited(
+        "- Which customer cohorts drive growth",
+        "- What is management's FY2027 guidance for revenue growth, and which customer cohorts drive growth",
+    );
+    let r = verify_memo(&m);
+    let f = findings_of(&r, "memo.year_out_of_range");
+    assert_eq!(f.len(), 1, "{}", dump(&r));
+    assert_eq!(f[0].status, Status::Warn);
+    assert_eq!(f[0].location.line, Some(line_of(&m, "FY2027")));
+    assert!(
+        memo_findings(&r).iter().all(|f| f.status != Status::Fail),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_number_tied_to_a_year_outside_the_source_fails() {
+    let r = verify_memo(&edited(
+        "Capex was $92.6 million in FY2025.",
+        "Capex will be $95.0 million in FY2026.",
+    ));
+    assert!(
+        has(&r, "memo.number_out_of_range", Status::Fail),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_change_may_be_written_as_its_magnitude() {
+    // Cash conversion fell from 3.16x to 2.30x in FY2025: a change of -0.86.
+    let r = verify_memo(&edited(
+        "Cash conversion was 2.30x in FY2025.",
+        "Cash conversion fell by 0.86x in FY2025.",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+    // Operating margin rose 2.66 points in FY2025; 266 bps says the same.
+    let r = verify_memo(&edited(
+        "Operating margin widened by 2.66 points in FY2025.",
+        "Operating margin widened by 266 bps in FY2025.",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_wrong_sign_on_a_change_is_contradicted() {
+    let r = verify_memo(&edited(
+        "Interest expense rose 20.67% in FY2023.",
+        "Interest expense changed -20.67% in FY2023.",
+    ));
+    assert!(
+        has(&r, "memo.contradicted_number", Status::Fail),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_bare_number_is_read_as_a_fraction_or_times_100() {
+    for s in [
+        "Net margin was 0.0813 in FY2025.",
+        "Net margin was 8.13 in FY2025.",
+    ] {
+        let r = verify_memo(&edited("Net margin was 8.13% in FY2025.", s));
+        assert!(
+            findings_of(&r, "memo.contradicted_number").is_empty(),
+            "{s}\n{}",
+            dump(&r)
+        );
+    }
+}
+
+#[test]
+fn a_tied_number_where_the_value_is_undefined_is_contradicted() {
+    let r = verify_memo(&edited(
+        "ROE was 4.19% in FY2022.",
+        "ROE was 4.19% in FY2021.",
+    ));
+    let f = findings_of(&r, "memo.contradicted_number");
+    assert_eq!(f.len(), 1, "{}", dump(&r));
+    assert_eq!(
+        f[0].number.as_ref().unwrap().recomputed.as_deref(),
+        Some("undefined")
+    );
+}
+
+#[test]
+fn contract_thresholds_are_not_checked() {
+    let r = verify_memo(&edited(
+        "Deferred revenue rose 6.02% in FY2024 (",
+        "Deferred revenue rose 6.02% in FY2024, above no 15% threshold, nor 2 points (",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_sentence_naming_two_years_or_two_items_ties_nothing() {
+    let r = verify_memo(&edited(
+        "Capex was $92.6 million in FY2025.",
+        "Capex was $99.9 million in FY2025 against FY2024. Capex and revenue were $99.9 million in FY2025.",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn setext_and_numbered_headings_count_as_sections() {
+    let m = edited(
+        "## Executive view\n",
+        "Executive view:\n=================\n",
+    )
+    .replacen("## Profitability\n", "## 3. Profitability\n", 1)
+    .replacen("## Bull case\n", "## Section 7: Bull case\n", 1)
+    .replacen("## Conclusion\n", "### XI. Conclusion\n", 1);
+    let r = verify_memo(&m);
+    assert!(
+        findings_of(&r, "memo.missing_section").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn kpi_table_with_years_as_rows_is_checked() {
+    let m = memo();
+    let start = m.find("| Metric | FY2021").unwrap();
+    let end = start + m[start..].find("\n\n").unwrap();
+    let rows = "| Year | Net margin | Current ratio | ROA |\n|---|---|---|---|\n\
+                | 2021 | 1.69% | 1.63x | n/a |\n| 2022 | 2.69% | 1.61x | 1.81% |\n| 2023 | 4.53% | 1.59x | 3.20% |\n\
+                | 2024 | 5.88% | 1.71x | 4.10% |\n| 2025 | 8.13% | 1.65x | 5.73% |";
+    let good = format!("{}{}{}", &m[..start], rows, &m[end..]);
+    let r = verify_memo(&good);
+    assert!(
+        memo_findings(&r).iter().all(|f| f.status < Status::Warn),
+        "{}",
+        dump(&r)
+    );
+    let bad = good.replace("| 2023 | 4.53% |", "| 2023 | 4.35% |");
+    let r = verify_memo(&bad);
+    let f = findings_of(&r, "memo.kpi_value");
+    assert_eq!(f.len(), 1, "{}", dump(&r));
+    assert_eq!(f[0].location.year, Some(2023));
+    assert_eq!(f[0].location.line, Some(line_of(&bad, "| 2023 | 4.35%")));
+}
+
+#[test]
+fn kpi_fractions_are_scaled_by_fit_and_fill_the_reading() {
+    let m = edited(
+        "| Gross margin | 70.91% | 71.56% | 72.19% | 72.53% | 73.16% |",
+        "| Gross margin | 0.7091 | 0.7156 | 0.7219 | 0.7253 | 0.7316 |",
+    );
+    let r = verify_memo(&m);
+    assert!(
+        memo_findings(&r).iter().all(|f| f.status < Status::Warn),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn evidence_needs_a_year_and_a_file_in_the_same_paragraph() {
+    let r = verify_memo(&edited(
+        "Capital expenditures rose 57.70% in FY2023 (northstar_cloud_financial_statements.csv).",
+        "Capital expenditures rose 57.70% in FY2023.",
+    ));
+    let f = findings_of(&r, "memo.missing_evidence");
+    assert_eq!(f.len(), 1, "{}", dump(&r));
+    assert!(f[0].message.contains("capex"));
+}
+
+#[test]
+fn upload_prefixes_and_paths_are_stripped_from_file_citations_and_urls_are_ignored() {
+    let r = verify_memo(&edited(
+        "(northstar_cloud_financial_statements.csv). Interest",
+        "(/mnt/data/3fa2b9-northstar_cloud_financial_statements.csv, see https://example.com/other.csv). Interest",
+    ));
+    assert!(
+        findings_of(&r, "memo.unknown_file").is_empty(),
+        "{}",
+        dump(&r)
+    );
+    let r = verify_memo(&edited(
+        "in financial_trends.svg keeps",
+        "in [the chart](charts/trends.svg) keeps",
+    ));
+    assert_eq!(
+        findings_of(&r, "memo.unknown_file").len(),
+        1,
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_numbered_list_item_is_not_a_heading_but_says_why() {
+    let r = verify_memo(&edited("## Executive view\n", "1. Executive view\n"));
+    assert!(
+        has(&r, "memo.missing_section", Status::Fail),
+        "{}",
+        dump(&r)
+    );
+    assert!(
+        has(&r, "memo.heading_lookalike", Status::Warn),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_heading_number_is_not_a_figure() {
+    let r = verify_memo(&edited(
+        "## Profitability\n",
+        "## 2. Profitability: revenue in FY2025\n",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+    assert!(
+        findings_of(&r, "memo.missing_section").len() == 1,
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn pathological_memos_finish_quickly_without_panicking() {
+    let started = std::time::Instant::now();
+    let big_paragraph = format!(
+        "{}\n",
+        "Revenue was $1,498.3 million in FY2025. ".repeat(10_000)
+    );
+    let deep_quotes = format!("{} Revenue 12.5% FY2025\n", ">".repeat(5_000));
+    let deep_lists: String = (0..2_000)
+        .map(|i| format!("{}- item FY2025 revenue {i}\n", "  ".repeat(i % 200)))
+        .collect();
+    let wide_table = format!(
+        "## KPI table\n\n| Metric |{}\n|{}\n| Revenue |{}\n",
+        " FY2025 |".repeat(2_000),
+        "---|".repeat(2_001),
+        " $1,498.3 |".repeat(2_000)
+    );
+    for m in [big_paragraph, deep_quotes, deep_lists, wide_table] {
+        let r = verify_memo(&m);
+        assert!(has(&r, "memo.missing_section", Status::Fail));
+    }
+    assert!(
+        started.elapsed().as_secs() < 60,
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_measure_derived_from_a_line_item_is_not_the_line_item() {
+    // 11.64% is operating income over revenue; it is neither operating income nor its change.
+    let r = verify_memo(&edited(
+        "Operating margin was 11.64% in FY2025. Operating leverage",
+        "Operating income margin was 11.64% in FY2025. Operating leverage",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_date_in_a_sentence_is_not_a_figure() {
+    let r = verify_memo(&edited(
+        "Capex was $92.6 million in FY2025.",
+        "Capex was $92.6 million in the year ended December 31, 2025.",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_terse_memo_in_another_style_passes() {
+    // Setext numbered headings, front matter, years as rows, FYyy labels, fractions scaled by
+    // fit, links with upload prefixes, `percent`/`pts`/`bps`/`times` units, a forward question.
+    let m = include_str!("memo_styles/terse.md");
+    let r = verify_memo(m);
+    let bad: Vec<String> = memo_findings(&r)
+        .iter()
+        .filter(|f| f.status >= Status::Warn && f.id != "memo.year_out_of_range")
+        .map(|f| format!("{} {:?} {}", f.id, f.location.line, f.message))
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let out_of_range = findings_of(&r, "memo.year_out_of_range");
+    assert_eq!(out_of_range.len(), 1, "{}", dump(&r));
+    assert_eq!(out_of_range[0].location.line, Some(line_of(m, "FY2027")));
+}
+
+#[test]
+fn the_terse_memo_still_catches_one_wrong_figure() {
+    let m = include_str!("memo_styles/terse.md").replace("$121.8 million", "$112.8 million");
+    let r = verify_memo(&m);
+    let f = findings_of(&r, "memo.contradicted_number");
+    assert_eq!(f.len(), 1, "{}", dump(&r));
+    assert_eq!(f[0].location.line, Some(line_of(&m, "$112.8 million")));
+    let m = include_str!("memo_styles/terse.md").replace(
+        "| FY23 | 17.65% | 72.19 | 0.0453",
+        "| FY23 | 17.65% | 72.19 | 0.0435",
+    );
+    let r = verify_memo(&m);
+    assert_eq!(findings_of(&r, "memo.kpi_value").len(), 1, "{}", dump(&r));
+}
+
+#[test]
+fn kpi_labels_that_fold_to_no_name_are_matched_as_words_and_million_suffixes_are_plain() {
+    let m = edited(
+        "| Free cash flow ($m) | $83.4 | $106.7 | $117.6 | $162.9 | $187.0 |",
+        "| Free cash flow, $m | $83.4m | $106.7m | $117.6m | $162.9m | $187.0 million* |",
+    );
+    let r = verify_memo(&m);
+    assert!(
+        memo_findings(&r).iter().all(|f| f.status < Status::Warn),
+        "{}",
+        dump(&r)
+    );
+    let r = verify_memo(&m.replace("$117.6m", "$171.6m"));
+    let f = findings_of(&r, "memo.kpi_value");
+    assert_eq!(f.len(), 1, "{}", dump(&r));
+    assert_eq!(f[0].location.year, Some(2023));
+}
+
+#[test]
+fn a_table_outside_the_kpi_section_ties_each_cell_to_its_year() {
+    let table = "| Line item | FY2024 | FY2025 | Change |\n|---|---|---|---|\n\
+                 | Net income | $79.6m | $121.8m | +53.02% |\n| Operating margin | 8.98% | 11.64% | +2.66 pts |\n\n";
+    let good = edited(
+        "Net margin was 8.13% in FY2025. ROE",
+        &format!("{table}Net margin was 8.13% in FY2025. ROE"),
+    );
+    let r = verify_memo(&good);
+    assert!(
+        memo_findings(&r).iter().all(|f| f.status < Status::Warn),
+        "{}",
+        dump(&r)
+    );
+    let bad = good.replace("| $79.6m |", "| $97.6m |");
+    let r = verify_memo(&bad);
+    let f = findings_of(&r, "memo.contradicted_number");
+    assert_eq!(f.len(), 1, "{}", dump(&r));
+    assert_eq!(f[0].location.line, Some(line_of(&bad, "$97.6m")));
+    assert_eq!(f[0].location.year, Some(2024));
+}
+
+/// Run the memo family alone on the Northstar bundle with a replaced memo.
+fn read_memo(text: &str) -> vouch::checks::memo::MemoReading {
+    use vouch::checks::{memo, metrics::MetricsReading, Context};
+    let spec = spec();
+    let source = northstar_source_text();
+    let stmts = vouch::source::Statements::read_bytes(
+        "northstar_cloud_financial_statements.csv",
+        "northstar_cloud_financial_statements.csv",
+        source.as_bytes(),
+        &spec,
+    )
+    .unwrap();
+    let truth = vouch::recompute::Truth::compute(&spec, &stmts, &stmts.valid_years().unwrap());
+    let files = with_file(northstar_files(), MEMO, text.as_bytes().to_vec());
+    let bundle = vouch::bundle::Bundle::from_files("memory", files, &spec);
+    let ctx = Context {
+        spec: &spec,
+        stmts: &stmts,
+        truth: Some(&truth),
+        bundle: &bundle,
+    };
+    let mut out = Vec::new();
+    memo::check(&ctx, &MetricsReading::default(), &mut out)
+}
+
+#[test]
+fn every_metric_cell_of_the_kpi_table_is_in_the_reading() {
+    let m = memo();
+    let reading = read_memo(&m);
+    // 14 metric rows × 5 years, less the 4 first-year blanks (revenue growth, ROA, ROE,
+    // receivables growth); the revenue row is a line item, not a metric.
+    assert_eq!(reading.kpi.len(), 66);
+    let spec = spec();
+    let nm = spec.metric_index("net_margin").unwrap();
+    let cell = reading
+        .kpi
+        .iter()
+        .find(|k| k.metric == nm && k.t == 1)
+        .unwrap();
+    assert_eq!(cell.printed.raw, "2.69%");
+    assert_eq!(cell.scale, vouch::numbers::Scale::Hundred);
+    assert_eq!(cell.location.line, Some(line_of(&m, "| Net margin |")));
+    let cr = spec.metric_index("current_ratio").unwrap();
+    let cell = reading
+        .kpi
+        .iter()
+        .find(|k| k.metric == cr && k.t == 4)
+        .unwrap();
+    assert_eq!(cell.scale, vouch::numbers::Scale::Fraction);
+}
+
+#[test]
+fn a_narrative_memo_with_common_agent_phrasing_passes() {
+    // Billions, `(+2.7 pts YoY)`, `(-7.2%)`, `&` in headings, synonyms as KPI labels, fractions
+    // with 3 digits, `n/m`, an unmatched KPI label, durations, ranges, a FY2026 question.
+    let m = include_str!("memo_styles/narrative.md");
+    let r = verify_memo(m);
+    let bad: Vec<String> = memo_findings(&r)
+        .iter()
+        .filter(|f| f.status >= Status::Warn && f.id != "memo.year_out_of_range")
+        .map(|f| format!("{} {:?} {}", f.id, f.location.line, f.message))
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert!(has(&r, "memo.kpi_unmatched_label", Status::Info));
+    assert_eq!(
+        findings_of(&r, "memo.year_out_of_range").len(),
+        1,
+        "{}",
+        dump(&r)
+    );
+    for (from, to, id) in [
+        (
+            "EBIT rose 43.5%",
+            "EBIT rose 34.5%",
+            "memo.contradicted_number",
+        ),
+        (
+            "(+2.7 pts YoY)",
+            "(+7.2 pts YoY)",
+            "memo.contradicted_number",
+        ),
+        ("(-7.2%)", "(-2.7%)", "memo.contradicted_number"),
+        ("| 0.1765 |", "| 0.1756 |", "memo.kpi_value"),
+        ("| 9.27x |", "| 9.72x |", "memo.kpi_value"),
+    ] {
+        assert!(m.contains(from), "{from}");
+        let r = verify_memo(&m.replacen(from, to, 1));
+        assert_eq!(findings_of(&r, id).len(), 1, "{from} -> {to}\n{}", dump(&r));
+    }
+}
