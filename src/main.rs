@@ -330,10 +330,12 @@ fn compare(args: CompareArgs) -> Result<u8> {
     let read_side = |path: &PathBuf| -> Result<Vec<vouch::audit::RunResult>> {
         let runs = if path.is_dir() {
             // A directory side is verified on the fly, exactly as `vouch audit` does.
-            let found = vouch::audit::discover::discover(std::slice::from_ref(path), &spec).map_err(anyhow::Error::msg)?;
-            let cache = Some(vouch::audit::cache::default_dir());
-            let auditor = vouch::audit::runner::Auditor::new(spec.clone(), args.source.as_deref(), cache)
+            let found = vouch::audit::discover::discover(std::slice::from_ref(path), &spec)
                 .map_err(anyhow::Error::msg)?;
+            let cache = Some(vouch::audit::cache::default_dir());
+            let auditor =
+                vouch::audit::runner::Auditor::new(spec.clone(), args.source.as_deref(), cache)
+                    .map_err(anyhow::Error::msg)?;
             let mut runs = Vec::new();
             auditor.run(&found, |r| runs.push(r));
             runs

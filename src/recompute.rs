@@ -7,6 +7,7 @@ use crate::source::{SourceEnv, Statements};
 use crate::spec::formula::{Env, Expr, Ref, Undefined};
 use crate::spec::{RuleItems, Spec};
 use num_traits::{Signed, Zero};
+use std::cell::RefCell;
 
 /// One recomputed cell.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,13 +83,41 @@ pub struct Truth {
 struct MetricEnv<'a> {
     spec: &'a Spec,
     source: SourceEnv<'a>,
+    /// `memo[m][t]`: metric `m`'s canonical value in year `t` once evaluated, so a metric that
+    /// other metrics and rules reference is computed once per year, not once per reference.
+    memo: RefCell<Vec<Vec<Option<Cell>>>>,
+}
+
+impl<'a> MetricEnv<'a> {
+    fn new(spec: &'a Spec, stmts: &'a Statements) -> MetricEnv<'a> {
+        MetricEnv {
+            spec,
+            source: SourceEnv { stmts },
+            memo: RefCell::new(vec![vec![None; stmts.rows]; spec.metrics.len()]),
+        }
+    }
 }
 
 impl Env for MetricEnv<'_> {
     fn value(&self, r: Ref, t: usize) -> Result<Num, Undefined> {
         match r {
             Ref::Column(_) => self.source.value(r, t),
-            Ref::Metric(m) => self.spec.metrics[m].variants[0].formula.eval(self, t),
+            Ref::Metric(m) => {
+                if let Some(Some(c)) = self.memo.borrow().get(m).and_then(|s| s.get(t)) {
+                    return match c {
+                        Cell::Value(v) => Ok(v.clone()),
+                        Cell::Undefined(u) => Err(u.clone()),
+                    };
+                }
+                let v = self.spec.metrics[m].variants[0].formula.eval(self, t);
+                if let Some(slot) = self.memo.borrow_mut().get_mut(m).and_then(|s| s.get_mut(t)) {
+                    *slot = Some(match &v {
+                        Ok(x) => Cell::Value(x.clone()),
+                        Err(u) => Cell::Undefined(u.clone()),
+                    });
+                }
+                v
+            }
             Ref::Item => Err(Undefined::Missing("x".into())),
         }
     }
@@ -125,10 +154,7 @@ impl Truth {
     /// Recompute everything. `years` must be the source's valid, ordered years.
     pub fn compute(spec: &Spec, stmts: &Statements, years: &[i32]) -> Truth {
         let n = years.len().min(stmts.rows);
-        let env = MetricEnv {
-            spec,
-            source: SourceEnv { stmts },
-        };
+        let env = MetricEnv::new(spec, stmts);
         let metrics: Vec<MetricTruth> = spec
             .metrics
             .iter()

@@ -1,5 +1,5 @@
 //! The results table writers: one row per (run, check), streamed as results arrive.
-//! `.jsonl` and `.csv` are written row by row; `.parquet` goes through polars in row groups.
+//! `.jsonl` is written row by row with serde; `.parquet` and `.csv` go through polars in batches.
 
 use super::results::{CheckRow, RunResult};
 use std::io::{BufWriter, Write};
@@ -8,7 +8,7 @@ use std::path::Path;
 pub enum ResultsWriter {
     Jsonl(BufWriter<std::fs::File>),
     /// `.parquet` and `.csv` through polars' batched writers.
-    Table(super::table::TableSink),
+    Table(Box<super::table::TableSink>),
 }
 
 impl ResultsWriter {
@@ -20,19 +20,11 @@ impl ResultsWriter {
         };
         if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
             Ok(ResultsWriter::Jsonl(BufWriter::new(file()?)))
-        } else if name.ends_with(".csv") {
-            Ok(ResultsWriter::Csv(Box::new(csv::Writer::from_writer(
-                file()?,
-            ))))
-        } else if name.ends_with(".parquet") {
-            #[cfg(feature = "parquet")]
-            {
-                return Ok(ResultsWriter::Parquet(super::table::ParquetSink::create(
-                    path,
-                )?));
-            }
-            #[cfg(not(feature = "parquet"))]
-            Err("this build of vouch has no parquet support (feature `parquet`); use .csv or .jsonl".into())
+        } else if name.ends_with(".csv") || name.ends_with(".parquet") {
+            let csv = name.ends_with(".csv");
+            Ok(ResultsWriter::Table(Box::new(
+                super::table::TableSink::create(path, csv)?,
+            )))
         } else {
             Err(format!(
                 "`{}`: --out must end in .parquet, .csv or .jsonl",

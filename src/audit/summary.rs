@@ -51,7 +51,13 @@ impl Summary {
             RunVerdict::Reject => self.reject += 1,
             RunVerdict::Error => {
                 self.error += 1;
-                let key: String = r.error.clone().unwrap_or_default().chars().take(120).collect();
+                let key: String = r
+                    .error
+                    .clone()
+                    .unwrap_or_default()
+                    .chars()
+                    .take(120)
+                    .collect();
                 *self.errors.entry(key).or_default() += 1;
             }
         }
@@ -80,7 +86,7 @@ impl Summary {
         let run = || -> PolarsResult<Vec<CheckCount>> {
             let df = self.frame()?;
             let fails = df.filter(&df.column("fail")?.bool()?.clone())?;
-            let warns = df.filter(&!df.column("fail")?.bool()?)?;
+            let warns = df.filter(&!df.column("fail")?.bool()?.clone())?;
             let count = |d: &DataFrame| -> PolarsResult<BTreeMap<String, u64>> {
                 if d.height() == 0 {
                     return Ok(BTreeMap::new());
@@ -90,8 +96,8 @@ impl Summary {
                 let counts = g.column("run_count")?.cast(&DataType::UInt64)?;
                 let counts = counts.u64()?;
                 Ok(checks
-                    .into_iter()
-                    .zip(counts.into_iter())
+                    .iter()
+                    .zip(counts.iter())
                     .filter_map(|(c, n)| Some((c?.to_string(), n?)))
                     .collect())
             };
@@ -106,13 +112,20 @@ impl Summary {
                     CheckCount {
                         check: id.clone(),
                         failed_runs: failed,
-                        fail_rate: if self.runs == 0 { 0.0 } else { failed as f64 / self.runs as f64 },
+                        fail_rate: if self.runs == 0 {
+                            0.0
+                        } else {
+                            failed as f64 / self.runs as f64
+                        },
                         warned_runs: w.get(id).copied().unwrap_or(0),
                     }
                 })
                 .collect();
             v.sort_by(|a, b| {
-                b.failed_runs.cmp(&a.failed_runs).then(b.warned_runs.cmp(&a.warned_runs)).then(a.check.cmp(&b.check))
+                b.failed_runs
+                    .cmp(&a.failed_runs)
+                    .then(b.warned_runs.cmp(&a.warned_runs))
+                    .then(a.check.cmp(&b.check))
             });
             Ok(v)
         };
@@ -139,8 +152,8 @@ impl Summary {
                 }
             }
             let mut v: Vec<WorstRun> = runs
-                .into_iter()
-                .zip(counts.into_iter())
+                .iter()
+                .zip(counts.iter())
                 .filter_map(|(r, n)| {
                     let r = r?;
                     let (id, path) = self.ids.get(r as usize)?;
@@ -152,7 +165,11 @@ impl Summary {
                     })
                 })
                 .collect();
-            v.sort_by(|a, b| b.failed_checks.cmp(&a.failed_checks).then(a.path.cmp(&b.path)));
+            v.sort_by(|a, b| {
+                b.failed_checks
+                    .cmp(&a.failed_checks)
+                    .then(a.path.cmp(&b.path))
+            });
             v.truncate(WORST);
             Ok(v)
         };

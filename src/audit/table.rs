@@ -70,8 +70,8 @@ impl Columns {
 }
 
 enum Writer {
-    Parquet(polars::io::parquet::write::BatchedWriter<File>),
-    Csv(polars::io::csv::write::BatchedWriter<File>),
+    Parquet(Box<polars::io::parquet::write::BatchedWriter<File>>),
+    Csv(Box<polars::io::csv::write::BatchedWriter<File>>),
 }
 
 /// Writes the results table to `.parquet` or `.csv` through polars, one batch at a time.
@@ -88,8 +88,14 @@ fn err(e: PolarsError) -> String {
 
 impl TableSink {
     pub fn create(path: &Path, csv: bool) -> Result<TableSink, String> {
-        let file = File::create(path).map_err(|e| format!("cannot create `{}`: {e}", path.display()))?;
-        Ok(TableSink { file: Some(file), csv, writer: None, cols: Columns::default() })
+        let file =
+            File::create(path).map_err(|e| format!("cannot create `{}`: {e}", path.display()))?;
+        Ok(TableSink {
+            file: Some(file),
+            csv,
+            writer: None,
+            cols: Columns::default(),
+        })
     }
 
     pub fn push(&mut self, rows: Vec<CheckRow>) -> Result<(), String> {
@@ -106,19 +112,23 @@ impl TableSink {
         if self.cols.len() == 0 && self.writer.is_some() {
             return Ok(());
         }
-        let mut df = self.cols.take_frame().map_err(err)?;
+        let df = self.cols.take_frame().map_err(err)?;
         if self.writer.is_none() {
             let file = self.file.take().expect("file is taken once");
             let schema = df.schema().clone();
             self.writer = Some(if self.csv {
-                Writer::Csv(CsvWriter::new(file).batched(&schema).map_err(err)?)
+                Writer::Csv(Box::new(
+                    CsvWriter::new(file).batched(&schema).map_err(err)?,
+                ))
             } else {
-                Writer::Parquet(ParquetWriter::new(file).batched(&schema).map_err(err)?)
+                Writer::Parquet(Box::new(
+                    ParquetWriter::new(file).batched(&schema).map_err(err)?,
+                ))
             });
         }
         match self.writer.as_mut().expect("writer exists") {
             Writer::Parquet(w) => w.write_batch(&df).map_err(err)?,
-            Writer::Csv(w) => w.write_batch(&mut df).map_err(err)?,
+            Writer::Csv(w) => w.write_batch(&df).map_err(err)?,
         }
         Ok(())
     }
@@ -129,7 +139,7 @@ impl TableSink {
             Some(Writer::Parquet(w)) => {
                 w.finish().map_err(err)?;
             }
-            Some(Writer::Csv(w)) => {
+            Some(Writer::Csv(mut w)) => {
                 w.finish().map_err(err)?;
             }
             None => {}
@@ -147,12 +157,31 @@ pub fn read_parquet(path: &Path) -> Result<Vec<CheckRow>, String> {
 
 fn frame_rows(df: &DataFrame) -> PolarsResult<Vec<CheckRow>> {
     let s = |n: &str| -> PolarsResult<Vec<Option<String>>> {
-        Ok(df.column(n)?.str()?.into_iter().map(|v| v.map(str::to_string)).collect())
+        Ok(df
+            .column(n)?
+            .str()?
+            .iter()
+            .map(|v| v.map(str::to_string))
+            .collect())
     };
-    let u = |n: &str| -> PolarsResult<Vec<Option<u32>>> { Ok(df.column(n)?.u32()?.into_iter().collect()) };
-    let (run_id, path, label, trial, model) = (s("run_id")?, s("path")?, s("label")?, u("trial")?, s("model")?);
-    let (source_file, source_sha256, verdict) = (s("source_file")?, s("source_sha256")?, s("verdict")?);
-    let (check, family, status, findings, message) = (s("check")?, s("family")?, s("status")?, u("findings")?, s("message")?);
+    let u =
+        |n: &str| -> PolarsResult<Vec<Option<u32>>> { Ok(df.column(n)?.u32()?.iter().collect()) };
+    let (run_id, path, label, trial, model) = (
+        s("run_id")?,
+        s("path")?,
+        s("label")?,
+        u("trial")?,
+        s("model")?,
+    );
+    let (source_file, source_sha256, verdict) =
+        (s("source_file")?, s("source_sha256")?, s("verdict")?);
+    let (check, family, status, findings, message) = (
+        s("check")?,
+        s("family")?,
+        s("status")?,
+        u("findings")?,
+        s("message")?,
+    );
     Ok((0..df.height())
         .map(|i| CheckRow {
             run_id: run_id[i].clone().unwrap_or_default(),

@@ -6,9 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 use vouch::audit::discover::{discover, Found};
 use vouch::audit::output::ResultsWriter;
-use vouch::compare::read_results;
 use vouch::audit::runner::Auditor;
 use vouch::audit::{RunResult, RunVerdict};
+use vouch::compare::read_results;
 
 fn write_bundle(dir: &Path, files: &[(String, Vec<u8>)]) {
     std::fs::create_dir_all(dir).unwrap();

@@ -127,8 +127,9 @@ proptest! {
         }
     }
 
+    // |x| < 10^4 keeps the contract's 1e-9·|x| slack below two units of the 6th decimal.
     #[test]
-    fn a_value_rounded_half_up_always_passes_and_two_units_off_fails(num in -10_000_000i64..10_000_000, den in 1i64..100_000, d in 0u32..6) {
+    fn a_value_rounded_half_up_always_passes_and_two_units_off_fails(num in -10_000_000i64..10_000_000, den in 1_000i64..100_000, d in 0u32..6) {
         let x = Num::new(num.into(), den.into());
         let printed = parse_number(&show(&x, d)).unwrap();
         prop_assert_eq!(judge(&x, &printed, &vouch::numbers::one()).agreement, Agreement::Pass);

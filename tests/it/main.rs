@@ -9,5 +9,6 @@ mod core;
 mod defects;
 mod memo;
 mod script;
+mod spec_contract;
 mod support;
 mod svg;

@@ -438,13 +438,16 @@ fn check_series(
             );
             continue;
         };
-        let detail = number_detail(
-            x,
-            &c.printed,
-            cs,
-            metric.variants[shown_v].formula.to_string(),
-            &metric.variants[shown_v].name,
-        );
+        // Only findings carry the detail: build it lazily, not for every passing cell.
+        let detail = || {
+            number_detail(
+                x,
+                &c.printed,
+                cs,
+                metric.variants[shown_v].formula.to_string(),
+                &metric.variants[shown_v].name,
+            )
+        };
         match best.map(|(a, _)| a) {
             Some(Agreement::Pass) => {
                 if nm {
@@ -455,7 +458,7 @@ fn check_series(
                         )
                         .artifact(name)
                         .at(loc.clone())
-                        .number(detail.clone()),
+                        .number(detail()),
                     );
                 }
             }
@@ -466,7 +469,7 @@ fn check_series(
                 )
                 .artifact(name)
                 .at(loc.clone())
-                .number(detail.clone()),
+                .number(detail()),
             ),
             _ => {
                 let other_variant = (0..truth.cells.len())
@@ -501,7 +504,7 @@ fn check_series(
                         format!("{} in {}: `{}` does not match the recomputed value", metric.id, years[c.t], c.printed.raw),
                     )
                 };
-                out.push(f.artifact(name).at(loc.clone()).number(detail.clone()));
+                out.push(f.artifact(name).at(loc.clone()).number(detail()));
             }
         }
         if matches!(metric.unit, Unit::Ratio | Unit::Multiple | Unit::Points)

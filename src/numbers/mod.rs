@@ -5,27 +5,32 @@
 //! parentheses). Recomputed values are exact rationals ([`Num`]), so threshold and rounding
 //! decisions never go through binary floating point.
 
+mod num;
+
+pub use num::Num;
+use num::POW10;
 use num_bigint::BigInt;
-use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 use std::fmt;
 
-/// An exact number. Statements are tens of rows, so big rationals cost microseconds and make every
-/// comparison exact (a threshold test `a/b >= t` is decided as `a >= t*b`).
-pub type Num = BigRational;
-
 /// `10^e` as an exact number (negative `e` gives `1/10^|e|`).
 pub fn pow10(e: i32) -> Num {
-    let p = BigInt::from(10u32).pow(e.unsigned_abs());
-    if e >= 0 {
-        Num::from_integer(p)
-    } else {
-        Num::new(BigInt::one(), p)
+    match POW10.get(e.unsigned_abs() as usize) {
+        Some(&p) if e >= 0 => Num::int(p),
+        Some(&p) => Num::ratio(1, p),
+        None => {
+            let p = BigInt::from(10u32).pow(e.unsigned_abs());
+            if e >= 0 {
+                Num::from_integer(p)
+            } else {
+                Num::new(BigInt::one(), p)
+            }
+        }
     }
 }
 
 pub fn int(n: i64) -> Num {
-    Num::from_integer(BigInt::from(n))
+    Num::int(n as i128)
 }
 
 /// Parse a plain decimal literal (`-12.5`, `0.15`) exactly; used for spec thresholds.
@@ -172,16 +177,16 @@ pub fn parse_number(text: &str) -> Option<Printed> {
     }
     let digits: String = format!("{int_digits}{frac_part}");
     let significant = digits.trim_start_matches('0').len().max(1) as u32;
-    let mut m: BigInt = if digits.is_empty() {
-        BigInt::zero()
+    let m = if digits.is_empty() {
+        Num::zero()
+    } else if digits.len() <= 38 {
+        Num::int(digits.parse().ok()?)
     } else {
-        digits.parse().ok()?
+        Num::from_integer(digits.parse().ok()?)
     };
-    if negative {
-        m = -m;
-    }
+    let m = if negative { -m } else { m };
     let decimals = frac_part.len() as i32 - exponent;
-    let value = Num::from_integer(m) * pow10(-(frac_part.len() as i32)) * pow10(exponent);
+    let value = m * pow10(-decimals);
     Some(Printed {
         raw: raw.to_string(),
         value,
@@ -279,33 +284,82 @@ pub struct Judgement {
 /// 100 for percents): `k = |x·scale − v| / 10^−d`, pass at `k ≤ 0.5`, warn at `k ≤ 1` (each with
 /// the contract's `1e-9·|x|` slack), fail beyond.
 pub fn judge(x: &Num, p: &Printed, scale: &Num) -> Judgement {
+    if let Some(j) = judge_in_machine_integers(x, p, scale) {
+        return j;
+    }
+    // In units of the last printed digit (multiply through by 10^d): with `k = |xs − v|·10^d`
+    // and the slack `s = |xs|·10^d / 10^9`, pass is `k − s ≤ 1/2` and warn is `k − s ≤ 1`.
     let xs = x * scale;
-    let diff = (&xs - &p.value).abs();
-    let unit = p.unit();
-    let slack = xs.abs() / int(1_000_000_000);
-    let k = &diff / &unit;
-    let agreement = if diff <= &unit / int(2) + &slack {
-        Agreement::Pass
-    } else if diff <= &unit + &slack {
-        Agreement::Warn
-    } else {
-        Agreement::Fail
+    let per_unit = pow10(p.decimals);
+    let k = (&xs - &p.value).abs() * &per_unit;
+    let slack = xs.abs() * &per_unit / int(1_000_000_000);
+    let excess = &k - &slack;
+    let agreement = match excess.cmp_half() {
+        std::cmp::Ordering::Less | std::cmp::Ordering::Equal => Agreement::Pass,
+        std::cmp::Ordering::Greater if excess <= Num::one() => Agreement::Warn,
+        std::cmp::Ordering::Greater => Agreement::Fail,
     };
     Judgement { agreement, k }
 }
 
+/// [`judge`] by one cross-multiplied comparison in `i128` (`None` when a product would overflow;
+/// the caller then takes the rational path, which decides identically).
+fn judge_in_machine_integers(x: &Num, p: &Printed, scale: &Num) -> Option<Judgement> {
+    const BILLION: i128 = 1_000_000_000;
+    let (a, b) = x.as_small()?;
+    let (s, sd) = scale.as_small()?;
+    let (c, d) = p.value.as_small()?;
+    // xs = n/b; |xs − v| = dist/(b·d), all denominators positive.
+    let (n, b) = (a.checked_mul(s)?, b.checked_mul(sd)?);
+    let dist = n
+        .checked_mul(d)?
+        .checked_sub(c.checked_mul(b)?)?
+        .checked_abs()?;
+    let bd = b.checked_mul(d)?;
+    let per_unit = *POW10.get(p.decimals.unsigned_abs() as usize)?;
+    // excess = k − slack·10^dec = 10^dec·(dist·10^9 − |n|·d) / (b·d·10^9) = over / under.
+    let over = dist
+        .checked_mul(BILLION)?
+        .checked_sub(n.checked_abs()?.checked_mul(d)?)?;
+    let under = bd.checked_mul(BILLION)?;
+    let (over, under, k) = if p.decimals >= 0 {
+        let scaled = dist.checked_mul(per_unit)?;
+        (over.checked_mul(per_unit)?, under, Num::ratio(scaled, bd))
+    } else {
+        let den = bd.checked_mul(per_unit)?;
+        (over, under.checked_mul(per_unit)?, Num::ratio(dist, den))
+    };
+    let agreement = if over.checked_mul(2)? <= under {
+        Agreement::Pass
+    } else if over <= under {
+        Agreement::Warn
+    } else {
+        Agreement::Fail
+    };
+    Some(Judgement { agreement, k })
+}
+
 /// Round half away from zero to `places` digits after the point and print.
 pub fn show(x: &Num, places: u32) -> String {
-    let scale = pow10(places as i32);
-    let scaled = x * &scale;
-    let rounded = if scaled.is_negative() {
-        -((-scaled) + Num::new(BigInt::one(), BigInt::from(2))).floor()
-    } else {
-        (scaled + Num::new(BigInt::one(), BigInt::from(2))).floor()
+    let scaled = x * pow10(places as i32);
+    let (neg, digits) = match scaled.as_small() {
+        Some((n, d)) => {
+            // |n|/d rounded half away from zero: the quotient, plus one when the remainder is at
+            // least half the denominator.
+            let (q, r) = (n.unsigned_abs() / d as u128, n.unsigned_abs() % d as u128);
+            let q = q + u128::from(r >= (d as u128) - r);
+            (n < 0 && q != 0, q.to_string())
+        }
+        None => {
+            let rounded = if scaled.is_negative() {
+                -((-scaled) + Num::ratio(1, 2)).floor()
+            } else {
+                (scaled + Num::ratio(1, 2)).floor()
+            };
+            let n = rounded.to_integer();
+            (n.is_negative(), n.abs().to_string())
+        }
     };
-    let n = rounded.to_integer();
-    let neg = n.is_negative();
-    let digits = n.abs().to_string();
     let places = places as usize;
     let body = if places == 0 {
         digits
@@ -444,6 +498,7 @@ pub fn fit_scale<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use num_rational::BigRational;
 
     fn p(s: &str) -> Printed {
         parse_number(s).unwrap_or_else(|| panic!("{s} should parse"))
@@ -490,6 +545,172 @@ mod tests {
         let x = parse_decimal("0.45215").unwrap();
         assert_eq!(judge(&x, &p("0.4521"), &one()).agreement, Agreement::Pass);
         assert_eq!(judge(&x, &p("0.4522"), &one()).agreement, Agreement::Pass);
+    }
+
+    /// The rounding rule and printing written directly on `BigRational` (the original
+    /// implementation), as the reference the fast paths must agree with.
+    mod reference {
+        use super::super::Agreement;
+        use num_bigint::BigInt;
+        use num_rational::BigRational;
+        use num_traits::{One, Signed};
+
+        pub fn pow10(e: i32) -> BigRational {
+            let p = BigInt::from(10u32).pow(e.unsigned_abs());
+            if e >= 0 {
+                BigRational::from_integer(p)
+            } else {
+                BigRational::new(BigInt::one(), p)
+            }
+        }
+
+        fn int(n: i64) -> BigRational {
+            BigRational::from_integer(n.into())
+        }
+
+        pub fn judge(
+            x: &BigRational,
+            v: &BigRational,
+            decimals: i32,
+            scale: &BigRational,
+        ) -> (Agreement, BigRational) {
+            let xs = x * scale;
+            let diff = (&xs - v).abs();
+            let unit = pow10(-decimals);
+            let slack = xs.abs() / int(1_000_000_000);
+            let k = &diff / &unit;
+            let agreement = if diff <= &unit / int(2) + &slack {
+                Agreement::Pass
+            } else if diff <= &unit + &slack {
+                Agreement::Warn
+            } else {
+                Agreement::Fail
+            };
+            (agreement, k)
+        }
+
+        pub fn show(x: &BigRational, places: u32) -> String {
+            let scaled = x * pow10(places as i32);
+            let half = BigRational::new(1.into(), 2.into());
+            let rounded = if scaled.is_negative() {
+                -((-scaled) + half).floor()
+            } else {
+                (scaled + half).floor()
+            };
+            let n = rounded.to_integer();
+            let digits = n.abs().to_string();
+            let places = places as usize;
+            let body = if places == 0 {
+                digits
+            } else if digits.len() > places {
+                format!(
+                    "{}.{}",
+                    &digits[..digits.len() - places],
+                    &digits[digits.len() - places..]
+                )
+            } else {
+                format!("0.{}{}", "0".repeat(places - digits.len()), digits)
+            };
+            if n.is_negative() && body.bytes().any(|b| b.is_ascii_digit() && b != b'0') {
+                format!("-{body}")
+            } else {
+                body
+            }
+        }
+    }
+
+    /// Values from statement-sized fractions to ones far beyond `i128`.
+    fn arb_value() -> impl proptest::strategy::Strategy<Value = Num> {
+        use proptest::prelude::*;
+        let int = prop_oneof![
+            (-100_000i64..100_000).prop_map(BigInt::from),
+            any::<i64>().prop_map(BigInt::from),
+            any::<i128>().prop_map(BigInt::from),
+            (any::<i128>(), any::<i128>()).prop_map(|(a, b)| BigInt::from(a) * BigInt::from(b)),
+        ];
+        let den = prop_oneof![
+            (1i64..10_000).prop_map(BigInt::from),
+            (0u32..30).prop_map(|e| BigInt::from(10).pow(e)),
+            (1i128..i128::MAX).prop_map(BigInt::from),
+            (1i128..i128::MAX, 1u64..u64::MAX).prop_map(|(a, b)| BigInt::from(a) * b),
+        ];
+        (int, den).prop_map(|(n, d)| Num::new(n, d))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn judge_agrees_with_the_big_rational_rule(
+            x in arb_value(),
+            near in proptest::bool::ANY,
+            printed in arb_value(),
+            places in 0u32..8,
+            exponent in -3i32..4,
+            hundred in proptest::bool::ANY,
+        ) {
+            let scale = if hundred { int(100) } else { one() };
+            // Half the cases print x itself (rounded), so every agreement level is reached.
+            let text = if near { show(&(&x * &scale), places) } else { show(&printed, places) };
+            let text = if exponent != 0 { format!("{text}e{exponent}") } else { text };
+            let Some(p) = parse_number(&text) else { return Ok(()) };
+            let got = judge(&x, &p, &scale);
+            let (agreement, k) = reference::judge(&x.to_big(), &p.value.to_big(), p.decimals, &scale.to_big());
+            proptest::prop_assert_eq!(got.agreement, agreement);
+            proptest::prop_assert_eq!(got.k.to_big(), k);
+        }
+
+        #[test]
+        fn judge_agrees_at_the_half_and_one_unit_bounds(
+            mantissa in -10_000_000i64..10_000_000,
+            decimals in -2i32..7,
+            offset in -20i64..=20,
+            eighths in proptest::prelude::prop_oneof![proptest::strategy::Just(8i64), 1i64..16],
+            nudge in -2i64..=2,
+            hundred in proptest::bool::ANY,
+        ) {
+            // x·scale = v + (offset/eighths)·unit ± a hair around the 1e-9 slack.
+            let v = int(mantissa) * pow10(-decimals);
+            let text = show(&v, decimals.max(0) as u32);
+            let text = if decimals < 0 { format!("{}e{}", show(&(&v * pow10(decimals)), 0), -decimals) } else { text };
+            let p = parse_number(&text).unwrap();
+            let scale = if hundred { int(100) } else { one() };
+            let xs = &p.value + Num::ratio(offset as i128, eighths as i128) * p.unit()
+                + &p.value.abs() * Num::ratio(nudge as i128, 2_000_000_000);
+            let x = &xs / &scale;
+            let got = judge(&x, &p, &scale);
+            let (agreement, k) = reference::judge(&x.to_big(), &p.value.to_big(), p.decimals, &scale.to_big());
+            proptest::prop_assert_eq!(got.agreement, agreement);
+            proptest::prop_assert_eq!(got.k.to_big(), k);
+        }
+
+        #[test]
+        fn show_agrees_with_the_big_rational_printing(x in arb_value(), places in 0u32..14) {
+            proptest::prop_assert_eq!(show(&x, places), reference::show(&x.to_big(), places));
+        }
+
+        #[test]
+        fn parsed_values_are_exact(n in proptest::prelude::any::<i128>(), frac in 0u32..40, exponent in -30i32..=30) {
+            let digits = n.unsigned_abs().to_string();
+            let (int_part, frac_part) = digits.split_at(digits.len().saturating_sub(frac as usize));
+            let sign = if n < 0 { "-" } else { "" };
+            let text = format!("{sign}{int_part}.{frac_part}e{exponent}");
+            let p = parse_number(&text).unwrap();
+            let want = BigRational::from_integer(n.into())
+                * reference::pow10(exponent - frac_part.len() as i32);
+            proptest::prop_assert_eq!(p.value.to_big(), want);
+        }
+    }
+
+    #[test]
+    fn the_billionth_slack_can_exceed_the_printed_unit() {
+        // 1e-9 · 5,591,564 ≈ 0.0056 > 0.002: two thousandths off still passes (§7 slack).
+        let x = int(5_591_564);
+        let printed = p("5591564.002");
+        assert_eq!(judge(&x, &printed, &one()).agreement, Agreement::Pass);
+        let (agreement, _) =
+            reference::judge(&x.to_big(), &printed.value.to_big(), 3, &one().to_big());
+        assert_eq!(agreement, Agreement::Pass);
     }
 
     #[test]
