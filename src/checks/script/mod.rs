@@ -17,7 +17,7 @@ use crate::spec::Spec;
 use python::{Import, ImportForm, OsVia, Reading, Script, Span};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Script;
-    "script.unreadable", Fail, "The script is not valid UTF-8.";
+    "script.unreadable", Fail, "The script is not valid UTF-8 (or holds a NUL byte).";
     "script.syntax", Fail, "The script does not parse as Python 3.12 source (the first error's line is shown).";
     "script.non_stdlib_import", Fail, "An import names a module outside CPython 3.12's `sys.stdlib_module_names`.";
     "script.network_or_process", Fail, "A network or process module is imported, or `os`'s process functions (system, popen, exec*, spawn*, fork) are referenced.";
