@@ -157,7 +157,10 @@ mod tests {
             .unwrap();
         assert_eq!(ran.outcome, Outcome::Exit(0), "{ran:?}");
         assert_eq!(ran.stdout, "/mnt/data\nro\n");
-        assert_eq!(std::fs::read_to_string(dir.join("out.txt")).unwrap(), "hi\n");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("out.txt")).unwrap(),
+            "hi\n"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -166,9 +166,11 @@ impl<R: Read> Read for Inflated<R> {
 }
 
 fn read_tar_gz(bytes: &[u8], limits: ArchiveLimits) -> Result<Contents, String> {
-    let limit = limits
-        .max_total_bytes
-        .min((bytes.len() as u64).saturating_mul(limits.max_ratio).max(16 << 20));
+    let limit = limits.max_total_bytes.min(
+        (bytes.len() as u64)
+            .saturating_mul(limits.max_ratio)
+            .max(16 << 20),
+    );
     let gz = Inflated {
         inner: flate2::read::GzDecoder::new(bytes),
         produced: 0,

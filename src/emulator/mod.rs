@@ -12,7 +12,9 @@
 pub mod agent;
 pub mod fault;
 
-use crate::run::wire::{Container, ContainerFile, Deleted, ExpiresAfter, FileObject, NetworkPolicy};
+use crate::run::wire::{
+    Container, ContainerFile, Deleted, ExpiresAfter, FileObject, NetworkPolicy,
+};
 use crate::sandbox::Sandbox;
 use agent::Playbook;
 use axum::body::{Body, Bytes};
@@ -481,12 +483,12 @@ fn paginate<T: serde::Serialize>(
         None => default_limit,
         Some(s) => match s.parse::<usize>() {
             Ok(n) if (1..=max_limit).contains(&n) => n,
-            _ => {
-                return Err(ApiErr::invalid(
-                    "limit",
-                    format!("Invalid 'limit': expected an integer between 1 and {max_limit}, got '{s}'."),
-                ))
-            }
+            _ => return Err(ApiErr::invalid(
+                "limit",
+                format!(
+                    "Invalid 'limit': expected an integer between 1 and {max_limit}, got '{s}'."
+                ),
+            )),
         },
     };
     match q.order.as_deref() {
@@ -522,9 +524,13 @@ fn paginate<T: serde::Serialize>(
 // ---------------------------------------------------------------------------------------------
 // Files
 
-async fn upload_file(State(emu): State<Emulator>, multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>) -> Answer {
-    let mut multipart =
-        multipart.map_err(|e| ApiErr::invalid("file", format!("Expected a multipart/form-data body: {e}")))?;
+async fn upload_file(
+    State(emu): State<Emulator>,
+    multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Answer {
+    let mut multipart = multipart.map_err(|e| {
+        ApiErr::invalid("file", format!("Expected a multipart/form-data body: {e}"))
+    })?;
     let mut purpose = None;
     let mut file: Option<(String, Bytes)> = None;
     let mut expires_seconds: Option<i64> = None;
@@ -533,7 +539,12 @@ async fn upload_file(State(emu): State<Emulator>, multipart: Result<Multipart, a
         let field = match multipart.next_field().await {
             Ok(Some(f)) => f,
             Ok(None) => break,
-            Err(e) => return Err(ApiErr::invalid("file", format!("Malformed multipart body: {e}"))),
+            Err(e) => {
+                return Err(ApiErr::invalid(
+                    "file",
+                    format!("Malformed multipart body: {e}"),
+                ))
+            }
         };
         let name = field.name().unwrap_or("").to_string();
         let file_name = field.file_name().map(str::to_string);
@@ -545,12 +556,10 @@ async fn upload_file(State(emu): State<Emulator>, multipart: Result<Multipart, a
             "purpose" => purpose = Some(String::from_utf8_lossy(&data).into_owned()),
             "file" => file = Some((file_name.unwrap_or_default(), data)),
             "expires_after[seconds]" => {
-                expires_seconds = Some(
-                    String::from_utf8_lossy(&data)
-                        .trim()
-                        .parse()
-                        .map_err(|_| ApiErr::invalid("expires_after[seconds]", "Expected an integer."))?,
-                )
+                expires_seconds =
+                    Some(String::from_utf8_lossy(&data).trim().parse().map_err(|_| {
+                        ApiErr::invalid("expires_after[seconds]", "Expected an integer.")
+                    })?)
             }
             "expires_after[anchor]" => {
                 expires_anchor = Some(String::from_utf8_lossy(&data).into_owned())
@@ -559,26 +568,45 @@ async fn upload_file(State(emu): State<Emulator>, multipart: Result<Multipart, a
         }
     }
     let purpose = purpose.ok_or_else(|| ApiErr::missing("purpose"))?;
-    const PURPOSES: [&str; 6] = ["assistants", "batch", "fine-tune", "vision", "user_data", "evals"];
+    const PURPOSES: [&str; 6] = [
+        "assistants",
+        "batch",
+        "fine-tune",
+        "vision",
+        "user_data",
+        "evals",
+    ];
     if !PURPOSES.contains(&purpose.as_str()) {
         return Err(ApiErr::invalid(
             "purpose",
-            format!("Invalid 'purpose': '{purpose}'. Expected one of {}.", PURPOSES.join(", ")),
+            format!(
+                "Invalid 'purpose': '{purpose}'. Expected one of {}.",
+                PURPOSES.join(", ")
+            ),
         ));
     }
     let (file_name, data) = file.ok_or_else(|| ApiErr::missing("file"))?;
     if data.len() > MAX_UPLOAD_BYTES {
-        return Err(ApiErr::invalid("file", format!("File is larger than the emulator's {MAX_UPLOAD_BYTES}-byte limit.")));
+        return Err(ApiErr::invalid(
+            "file",
+            format!("File is larger than the emulator's {MAX_UPLOAD_BYTES}-byte limit."),
+        ));
     }
     let file_name = sanitize_name(&file_name);
     if let Some(anchor) = &expires_anchor {
         if anchor != "created_at" {
-            return Err(ApiErr::invalid("expires_after[anchor]", "Expected 'created_at'."));
+            return Err(ApiErr::invalid(
+                "expires_after[anchor]",
+                "Expected 'created_at'.",
+            ));
         }
     }
     if let Some(s) = expires_seconds {
         if !(3600..=2_592_000).contains(&s) {
-            return Err(ApiErr::invalid("expires_after[seconds]", "Expected between 3600 and 2592000 seconds."));
+            return Err(ApiErr::invalid(
+                "expires_after[seconds]",
+                "Expected between 3600 and 2592000 seconds.",
+            ));
         }
     }
     let created_at = now();
@@ -627,14 +655,22 @@ async fn list_files(State(emu): State<Emulator>, Query(q): Query<ListQuery>) -> 
 
 async fn get_file(State(emu): State<Emulator>, UrlPath(id): UrlPath<String>) -> Answer {
     let store = emu.store();
-    let f = store.files.iter().find(|f| f.object.id == id).ok_or_else(|| ApiErr::not_found("File", &id))?;
+    let f = store
+        .files
+        .iter()
+        .find(|f| f.object.id == id)
+        .ok_or_else(|| ApiErr::not_found("File", &id))?;
     Ok(Json(f.object.clone()).into_response())
 }
 
 async fn file_content(State(emu): State<Emulator>, UrlPath(id): UrlPath<String>) -> Answer {
     let bytes = {
         let store = emu.store();
-        let f = store.files.iter().find(|f| f.object.id == id).ok_or_else(|| ApiErr::not_found("File", &id))?;
+        let f = store
+            .files
+            .iter()
+            .find(|f| f.object.id == id)
+            .ok_or_else(|| ApiErr::not_found("File", &id))?;
         f.bytes.clone()
     };
     Ok(binary(bytes.to_vec()))
@@ -642,9 +678,18 @@ async fn file_content(State(emu): State<Emulator>, UrlPath(id): UrlPath<String>)
 
 async fn delete_file(State(emu): State<Emulator>, UrlPath(id): UrlPath<String>) -> Answer {
     let mut store = emu.store();
-    let at = store.files.iter().position(|f| f.object.id == id).ok_or_else(|| ApiErr::not_found("File", &id))?;
+    let at = store
+        .files
+        .iter()
+        .position(|f| f.object.id == id)
+        .ok_or_else(|| ApiErr::not_found("File", &id))?;
     store.files.remove(at);
-    Ok(Json(Deleted { id, object: "file".into(), deleted: true }).into_response())
+    Ok(Json(Deleted {
+        id,
+        object: "file".into(),
+        deleted: true,
+    })
+    .into_response())
 }
 
 fn binary(bytes: Vec<u8>) -> Response {
@@ -657,8 +702,14 @@ fn binary(bytes: Vec<u8>) -> Response {
 fn parse_json_object(body: &Bytes) -> Result<serde_json::Map<String, Value>, ApiErr> {
     match serde_json::from_slice::<Value>(body) {
         Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err(ApiErr::invalid("body", "The request body must be a JSON object.")),
-        Err(e) => Err(ApiErr::invalid("body", format!("We could not parse the JSON body of your request: {e}"))),
+        Ok(_) => Err(ApiErr::invalid(
+            "body",
+            "The request body must be a JSON object.",
+        )),
+        Err(e) => Err(ApiErr::invalid(
+            "body",
+            format!("We could not parse the JSON body of your request: {e}"),
+        )),
     }
 }
 
@@ -666,7 +717,12 @@ async fn create_container(State(emu): State<Emulator>, body: Bytes) -> Answer {
     let body = parse_json_object(&body)?;
     let name = match body.get("name") {
         Some(Value::String(s)) => s.clone(),
-        Some(_) => return Err(ApiErr::invalid("name", "Invalid type for 'name': expected a string.")),
+        Some(_) => {
+            return Err(ApiErr::invalid(
+                "name",
+                "Invalid type for 'name': expected a string.",
+            ))
+        }
         None => return Err(ApiErr::missing("name")),
     };
     let file_ids: Vec<String> = match body.get("file_ids") {
@@ -675,28 +731,52 @@ async fn create_container(State(emu): State<Emulator>, body: Bytes) -> Answer {
             .iter()
             .map(|v| v.as_str().map(str::to_string))
             .collect::<Option<_>>()
-            .ok_or_else(|| ApiErr::invalid("file_ids", "Invalid type for 'file_ids': expected an array of strings."))?,
-        Some(_) => return Err(ApiErr::invalid("file_ids", "Invalid type for 'file_ids': expected an array of strings.")),
+            .ok_or_else(|| {
+                ApiErr::invalid(
+                    "file_ids",
+                    "Invalid type for 'file_ids': expected an array of strings.",
+                )
+            })?,
+        Some(_) => {
+            return Err(ApiErr::invalid(
+                "file_ids",
+                "Invalid type for 'file_ids': expected an array of strings.",
+            ))
+        }
     };
     let memory_limit = match body.get("memory_limit") {
         None | Some(Value::Null) => "1g".to_string(),
         Some(Value::String(s)) if ["1g", "4g", "16g", "64g"].contains(&s.as_str()) => s.clone(),
-        Some(v) => return Err(ApiErr::invalid("memory_limit", format!("Invalid 'memory_limit': {v}. Expected one of '1g', '4g', '16g', '64g'."))),
+        Some(v) => {
+            return Err(ApiErr::invalid(
+                "memory_limit",
+                format!("Invalid 'memory_limit': {v}. Expected one of '1g', '4g', '16g', '64g'."),
+            ))
+        }
     };
     let network_policy = match body.get("network_policy") {
         None | Some(Value::Null) => NetworkPolicy::disabled(),
         Some(v) => network_policy(v)?,
     };
     let expires_after = match body.get("expires_after") {
-        None | Some(Value::Null) => ExpiresAfter { anchor: "last_active_at".into(), minutes: 20 },
+        None | Some(Value::Null) => ExpiresAfter {
+            anchor: "last_active_at".into(),
+            minutes: 20,
+        },
         Some(v) => {
             let anchor = v.get("anchor").and_then(Value::as_str);
             let minutes = v.get("minutes").and_then(Value::as_i64);
             match (anchor, minutes) {
-                (Some("last_active_at"), Some(m)) if (1..=1440).contains(&m) => {
-                    ExpiresAfter { anchor: "last_active_at".into(), minutes: m }
+                (Some("last_active_at"), Some(m)) if (1..=1440).contains(&m) => ExpiresAfter {
+                    anchor: "last_active_at".into(),
+                    minutes: m,
+                },
+                _ => {
+                    return Err(ApiErr::invalid(
+                        "expires_after",
+                        "Expected {\"anchor\": \"last_active_at\", \"minutes\": 1..1440}.",
+                    ))
                 }
-                _ => return Err(ApiErr::invalid("expires_after", "Expected {\"anchor\": \"last_active_at\", \"minutes\": 1..1440}.")),
             }
         }
     };
@@ -712,14 +792,20 @@ async fn create_container(State(emu): State<Emulator>, body: Bytes) -> Answer {
             .iter()
             .find(|f| &f.object.id == fid)
             .ok_or_else(|| ApiErr::invalid("file_ids", format!("No such File object: {fid}")))?;
-        uploads.push((format!("{}-{}", random_hex(32), f.object.filename), f.bytes.clone()));
+        uploads.push((
+            format!("{}-{}", random_hex(32), f.object.filename),
+            f.bytes.clone(),
+        ));
     }
-    std::fs::create_dir_all(&dir).map_err(|e| ApiErr::server(format!("cannot create the container directory: {e}")))?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| ApiErr::server(format!("cannot create the container directory: {e}")))?;
     let mut entries = Vec::new();
     for (rel, bytes) in uploads {
         if let Err(e) = std::fs::write(dir.join(&rel), bytes.as_slice()) {
             let _ = std::fs::remove_dir_all(&dir);
-            return Err(ApiErr::server(format!("cannot copy a file into the container: {e}")));
+            return Err(ApiErr::server(format!(
+                "cannot copy a file into the container: {e}"
+            )));
         }
         entries.push(Entry {
             id: format!("cfile_{}", random_hex(48)),
@@ -740,7 +826,11 @@ async fn create_container(State(emu): State<Emulator>, body: Bytes) -> Answer {
         memory_limit: Some(memory_limit),
         network_policy: Some(network_policy),
     };
-    store.containers.push(StoredContainer { object: object.clone(), dir, files: entries });
+    store.containers.push(StoredContainer {
+        object: object.clone(),
+        dir,
+        files: entries,
+    });
     Ok(Json(object).into_response())
 }
 
@@ -753,11 +843,20 @@ fn network_policy(v: &Value) -> Result<NetworkPolicy, ApiErr> {
                 .and_then(Value::as_array)
                 .and_then(|a| a.iter().map(|d| d.as_str().map(str::to_string)).collect());
             match domains {
-                Some(d) if !d.is_empty() => Ok(NetworkPolicy { kind: "allowlist".into(), allowed_domains: Some(d) }),
-                _ => Err(ApiErr::invalid("network_policy.allowed_domains", "An allowlist network policy needs a non-empty 'allowed_domains'.")),
+                Some(d) if !d.is_empty() => Ok(NetworkPolicy {
+                    kind: "allowlist".into(),
+                    allowed_domains: Some(d),
+                }),
+                _ => Err(ApiErr::invalid(
+                    "network_policy.allowed_domains",
+                    "An allowlist network policy needs a non-empty 'allowed_domains'.",
+                )),
             }
         }
-        _ => Err(ApiErr::invalid("network_policy.type", "Invalid 'network_policy.type': expected 'disabled' or 'allowlist'.")),
+        _ => Err(ApiErr::invalid(
+            "network_policy.type",
+            "Invalid 'network_policy.type': expected 'disabled' or 'allowlist'.",
+        )),
     }
 }
 
@@ -774,19 +873,32 @@ async fn list_containers(State(emu): State<Emulator>, Query(q): Query<ListQuery>
 
 async fn get_container(State(emu): State<Emulator>, UrlPath(id): UrlPath<String>) -> Answer {
     let store = emu.store();
-    let c = store.containers.iter().find(|c| c.object.id == id).ok_or_else(|| ApiErr::not_found("Container", &id))?;
+    let c = store
+        .containers
+        .iter()
+        .find(|c| c.object.id == id)
+        .ok_or_else(|| ApiErr::not_found("Container", &id))?;
     Ok(Json(c.object.clone()).into_response())
 }
 
 async fn delete_container(State(emu): State<Emulator>, UrlPath(id): UrlPath<String>) -> Answer {
     let removed = {
         let mut store = emu.store();
-        let at = store.containers.iter().position(|c| c.object.id == id).ok_or_else(|| ApiErr::not_found("Container", &id))?;
+        let at = store
+            .containers
+            .iter()
+            .position(|c| c.object.id == id)
+            .ok_or_else(|| ApiErr::not_found("Container", &id))?;
         store.containers.remove(at)
     };
     // The data goes with the container.
     let _ = std::fs::remove_dir_all(&removed.dir);
-    Ok(Json(Deleted { id, object: "container.deleted".into(), deleted: true }).into_response())
+    Ok(Json(Deleted {
+        id,
+        object: "container.deleted".into(),
+        deleted: true,
+    })
+    .into_response())
 }
 
 /// Re-read a container's directory: new files get ids (source `assistant`), gone ones are dropped.
@@ -794,7 +906,8 @@ fn refresh(c: &mut StoredContainer) {
     let mut found = Vec::new();
     walk(&c.dir, "", 0, &mut found);
     let now = now();
-    c.files.retain(|e| found.iter().any(|(rel, _)| rel == &e.rel));
+    c.files
+        .retain(|e| found.iter().any(|(rel, _)| rel == &e.rel));
     for (rel, bytes) in found {
         match c.files.iter_mut().find(|e| e.rel == rel) {
             Some(e) => e.bytes = bytes,
@@ -811,16 +924,24 @@ fn refresh(c: &mut StoredContainer) {
 
 /// Regular files under `dir` (never following symbolic links), bounded in count and depth.
 fn walk(dir: &Path, prefix: &str, depth: usize, found: &mut Vec<(String, u64)>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut entries: Vec<_> = entries.flatten().collect();
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         if found.len() >= MAX_CONTAINER_FILES {
             return;
         }
-        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else { continue };
+        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
         let name = entry.file_name().to_string_lossy().into_owned();
-        let rel = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
+        let rel = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
         if meta.is_file() {
             found.push((rel, meta.len()));
         } else if meta.is_dir() && depth < MAX_DEPTH {
@@ -841,48 +962,90 @@ fn container_file(c: &StoredContainer, e: &Entry) -> ContainerFile {
     }
 }
 
-fn with_container<T>(emu: &Emulator, id: &str, f: impl FnOnce(&mut StoredContainer) -> Result<T, ApiErr>) -> Result<T, ApiErr> {
+fn with_container<T>(
+    emu: &Emulator,
+    id: &str,
+    f: impl FnOnce(&mut StoredContainer) -> Result<T, ApiErr>,
+) -> Result<T, ApiErr> {
     let mut store = emu.store();
-    let c = store.containers.iter_mut().find(|c| c.object.id == id).ok_or_else(|| ApiErr::not_found("Container", id))?;
+    let c = store
+        .containers
+        .iter_mut()
+        .find(|c| c.object.id == id)
+        .ok_or_else(|| ApiErr::not_found("Container", id))?;
     f(c)
 }
 
-async fn list_container_files(State(emu): State<Emulator>, UrlPath(id): UrlPath<String>, Query(q): Query<ListQuery>) -> Answer {
+async fn list_container_files(
+    State(emu): State<Emulator>,
+    UrlPath(id): UrlPath<String>,
+    Query(q): Query<ListQuery>,
+) -> Answer {
     let items = with_container(&emu, &id, |c| {
         refresh(c);
-        Ok(c.files.iter().map(|e| container_file(c, e)).collect::<Vec<_>>())
+        Ok(c.files
+            .iter()
+            .map(|e| container_file(c, e))
+            .collect::<Vec<_>>())
     })?;
     paginate(items, |f| &f.id, &q, 20, 100)
 }
 
-async fn get_container_file(State(emu): State<Emulator>, UrlPath((id, fid)): UrlPath<(String, String)>) -> Answer {
+async fn get_container_file(
+    State(emu): State<Emulator>,
+    UrlPath((id, fid)): UrlPath<(String, String)>,
+) -> Answer {
     let file = with_container(&emu, &id, |c| {
         refresh(c);
-        let e = c.files.iter().find(|e| e.id == fid).ok_or_else(|| ApiErr::not_found("ContainerFile", &fid))?;
+        let e = c
+            .files
+            .iter()
+            .find(|e| e.id == fid)
+            .ok_or_else(|| ApiErr::not_found("ContainerFile", &fid))?;
         Ok(container_file(c, e))
     })?;
     Ok(Json(file).into_response())
 }
 
-async fn container_file_content(State(emu): State<Emulator>, UrlPath((id, fid)): UrlPath<(String, String)>) -> Answer {
+async fn container_file_content(
+    State(emu): State<Emulator>,
+    UrlPath((id, fid)): UrlPath<(String, String)>,
+) -> Answer {
     let path = with_container(&emu, &id, |c| {
         refresh(c);
-        let e = c.files.iter().find(|e| e.id == fid).ok_or_else(|| ApiErr::not_found("ContainerFile", &fid))?;
+        let e = c
+            .files
+            .iter()
+            .find(|e| e.id == fid)
+            .ok_or_else(|| ApiErr::not_found("ContainerFile", &fid))?;
         Ok(c.dir.join(&e.rel))
     })?;
-    let bytes = read_no_follow(&path).map_err(|e| ApiErr::not_found("ContainerFile", &format!("{fid} ({e})")))?;
+    let bytes = read_no_follow(&path)
+        .map_err(|e| ApiErr::not_found("ContainerFile", &format!("{fid} ({e})")))?;
     Ok(binary(bytes))
 }
 
-async fn delete_container_file(State(emu): State<Emulator>, UrlPath((id, fid)): UrlPath<(String, String)>) -> Answer {
+async fn delete_container_file(
+    State(emu): State<Emulator>,
+    UrlPath((id, fid)): UrlPath<(String, String)>,
+) -> Answer {
     with_container(&emu, &id, |c| {
         refresh(c);
-        let at = c.files.iter().position(|e| e.id == fid).ok_or_else(|| ApiErr::not_found("ContainerFile", &fid))?;
+        let at = c
+            .files
+            .iter()
+            .position(|e| e.id == fid)
+            .ok_or_else(|| ApiErr::not_found("ContainerFile", &fid))?;
         let e = c.files.remove(at);
         let _ = std::fs::remove_file(c.dir.join(&e.rel));
         Ok(())
     })?;
-    Ok(Json(Deleted { id: fid, object: "container.file.deleted".into(), deleted: true }).into_response())
+    Ok(Json(Deleted {
+        id: fid,
+        object: "container.file.deleted".into(),
+        deleted: true,
+    })
+    .into_response())
 }
 
 /// Read a regular file without following a symbolic link the agent may have planted.
@@ -897,40 +1060,69 @@ fn read_no_follow(path: &Path) -> std::io::Result<Vec<u8>> {
         return Err(std::io::Error::other("not a regular file"));
     }
     let mut bytes = Vec::new();
-    file.by_ref().take(MAX_UPLOAD_BYTES as u64 * 4).read_to_end(&mut bytes)?;
+    file.by_ref()
+        .take(MAX_UPLOAD_BYTES as u64 * 4)
+        .read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
 // ---------------------------------------------------------------------------------------------
 // Responses
 
-async fn create_response(State(emu): State<Emulator>, cut: Option<Extension<CutShort>>, body: Bytes) -> Answer {
+async fn create_response(
+    State(emu): State<Emulator>,
+    cut: Option<Extension<CutShort>>,
+    body: Bytes,
+) -> Answer {
     let body = parse_json_object(&body)?;
     let model = match body.get("model") {
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
-        Some(_) => return Err(ApiErr::invalid("model", "Invalid 'model': expected a non-empty string.")),
+        Some(_) => {
+            return Err(ApiErr::invalid(
+                "model",
+                "Invalid 'model': expected a non-empty string.",
+            ))
+        }
         None => return Err(ApiErr::missing("model")),
     };
     let input = body.get("input").cloned().unwrap_or(Value::Null);
     let items: Vec<Value> = match &input {
         Value::String(_) | Value::Null => Vec::new(),
         Value::Array(a) => a.clone(),
-        _ => return Err(ApiErr::invalid("input", "Invalid 'input': expected a string or an array of items.")),
+        _ => {
+            return Err(ApiErr::invalid(
+                "input",
+                "Invalid 'input': expected a string or an array of items.",
+            ))
+        }
     };
     let tools = match body.get("tools") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(a)) => a.clone(),
-        Some(_) => return Err(ApiErr::invalid("tools", "Invalid 'tools': expected an array.")),
+        Some(_) => {
+            return Err(ApiErr::invalid(
+                "tools",
+                "Invalid 'tools': expected an array.",
+            ))
+        }
     };
     let tool_choice = body.get("tool_choice").cloned();
     match &tool_choice {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) if ["none", "auto", "required"].contains(&s.as_str()) => {}
         Some(Value::Object(o)) if o.get("type").and_then(Value::as_str).is_some() => {}
-        Some(v) => return Err(ApiErr::invalid("tool_choice", format!("Invalid 'tool_choice': {v}."))),
+        Some(v) => {
+            return Err(ApiErr::invalid(
+                "tool_choice",
+                format!("Invalid 'tool_choice': {v}."),
+            ))
+        }
     }
     if body.contains_key("previous_response_id") && body.contains_key("conversation") {
-        return Err(ApiErr::invalid("previous_response_id", "'previous_response_id' cannot be used together with 'conversation'."));
+        return Err(ApiErr::invalid(
+            "previous_response_id",
+            "'previous_response_id' cannot be used together with 'conversation'.",
+        ));
     }
     // The shell tool and its container.
     let mut container_id = None;
@@ -962,10 +1154,20 @@ async fn create_response(State(emu): State<Emulator>, cut: Option<Extension<CutS
         None | Some(Value::Null) => None,
         Some(Value::String(id)) => {
             let store = emu.store();
-            let r = store.responses.get(id).ok_or_else(|| ApiErr::invalid("previous_response_id", format!("Previous response with id '{id}' not found.")))?;
+            let r = store.responses.get(id).ok_or_else(|| {
+                ApiErr::invalid(
+                    "previous_response_id",
+                    format!("Previous response with id '{id}' not found."),
+                )
+            })?;
             Some((r.turn, r.body.get("output").cloned().unwrap_or(Value::Null)))
         }
-        Some(_) => return Err(ApiErr::invalid("previous_response_id", "Expected a string.")),
+        Some(_) => {
+            return Err(ApiErr::invalid(
+                "previous_response_id",
+                "Expected a string.",
+            ))
+        }
     };
     let mut calls: Vec<String> = previous
         .as_ref()
@@ -977,24 +1179,40 @@ async fn create_response(State(emu): State<Emulator>, cut: Option<Extension<CutS
         .collect();
     for (i, item) in items.iter().enumerate() {
         if !item.is_object() {
-            return Err(ApiErr::invalid(&format!("input[{i}]"), "Each input item must be an object."));
+            return Err(ApiErr::invalid(
+                &format!("input[{i}]"),
+                "Each input item must be an object.",
+            ));
         }
         let kind = item.get("type").and_then(Value::as_str);
         let call_id = item.get("call_id").and_then(Value::as_str);
         match (kind, call_id) {
             (Some("shell_call"), Some(id)) => calls.push(id.to_string()),
             (Some("shell_call_output"), Some(id)) if !calls.iter().any(|c| c == id) => {
-                return Err(ApiErr::invalid(&format!("input[{i}]"), format!("No tool call found for shell call output with call_id {id}.")));
+                return Err(ApiErr::invalid(
+                    &format!("input[{i}]"),
+                    format!("No tool call found for shell call output with call_id {id}."),
+                ));
             }
-            (Some("shell_call" | "shell_call_output"), None) => return Err(ApiErr::missing(&format!("input[{i}].call_id"))),
-            (None, _) if item.get("role").is_none() => return Err(ApiErr::missing(&format!("input[{i}].type"))),
+            (Some("shell_call" | "shell_call_output"), None) => {
+                return Err(ApiErr::missing(&format!("input[{i}].call_id")))
+            }
+            (None, _) if item.get("role").is_none() => {
+                return Err(ApiErr::missing(&format!("input[{i}].type")))
+            }
             _ => {}
         }
     }
     let turn = {
         let store = emu.store();
-        let from_history = calls.iter().filter_map(|c| store.call_turns.get(c)).max().map(|t| t + 1);
-        from_history.max(previous.as_ref().map(|(t, _)| t + 1)).unwrap_or(0)
+        let from_history = calls
+            .iter()
+            .filter_map(|c| store.call_turns.get(c))
+            .max()
+            .map(|t| t + 1);
+        from_history
+            .max(previous.as_ref().map(|(t, _)| t + 1))
+            .unwrap_or(0)
     };
     // The agent acts only when it has a shell and may use it.
     let output = match (&container_id, tool_choice.as_ref().and_then(Value::as_str)) {
@@ -1003,9 +1221,16 @@ async fn create_response(State(emu): State<Emulator>, cut: Option<Extension<CutS
                 c.object.last_active_at = Some(now());
                 Ok(c.dir.clone())
             })?;
-            agent::play(&emu.shared.config.playbook, turn, emu.shared.sandbox.as_ref(), &dir, cid, cut.is_some())
-                .await
-                .map_err(|e| ApiErr::server(e.to_string()).code("sandbox_unavailable"))?
+            agent::play(
+                &emu.shared.config.playbook,
+                turn,
+                emu.shared.sandbox.as_ref(),
+                &dir,
+                cid,
+                cut.is_some(),
+            )
+            .await
+            .map_err(|e| ApiErr::server(e.to_string()).code("sandbox_unavailable"))?
         }
         _ => agent::TurnOutput {
             items: vec![json!({
@@ -1015,9 +1240,16 @@ async fn create_response(State(emu): State<Emulator>, cut: Option<Extension<CutS
             call_ids: Vec::new(),
         },
     };
-    let input_chars = body.get("instructions").and_then(Value::as_str).map_or(0, str::len) + input.to_string().len();
+    let input_chars = body
+        .get("instructions")
+        .and_then(Value::as_str)
+        .map_or(0, str::len)
+        + input.to_string().len();
     let output_chars: usize = output.items.iter().map(|i| i.to_string().len()).sum();
-    let (input_tokens, output_tokens) = (input_chars.div_ceil(4) as u64, output_chars.div_ceil(4) as u64);
+    let (input_tokens, output_tokens) = (
+        input_chars.div_ceil(4) as u64,
+        output_chars.div_ceil(4) as u64,
+    );
     let id = format!("resp_{}", random_hex(48));
     let created_at = now();
     let (status, incomplete_details) = if cut.is_some() {
@@ -1064,18 +1296,35 @@ async fn create_response(State(emu): State<Emulator>, cut: Option<Extension<CutS
         for c in &output.call_ids {
             store.call_turns.insert(c.clone(), turn);
         }
-        store.responses.insert(id, StoredResponse { body: response.clone(), turn });
+        store.responses.insert(
+            id,
+            StoredResponse {
+                body: response.clone(),
+                turn,
+            },
+        );
     }
     Ok(Json(response).into_response())
 }
 
 async fn get_response(State(emu): State<Emulator>, UrlPath(id): UrlPath<String>) -> Answer {
     let store = emu.store();
-    let r = store.responses.get(&id).ok_or_else(|| ApiErr::not_found("Response", &id))?;
+    let r = store
+        .responses
+        .get(&id)
+        .ok_or_else(|| ApiErr::not_found("Response", &id))?;
     Ok(Json(r.body.clone()).into_response())
 }
 
 async fn delete_response(State(emu): State<Emulator>, UrlPath(id): UrlPath<String>) -> Answer {
-    emu.store().responses.remove(&id).ok_or_else(|| ApiErr::not_found("Response", &id))?;
-    Ok(Json(Deleted { id, object: "response.deleted".into(), deleted: true }).into_response())
+    emu.store()
+        .responses
+        .remove(&id)
+        .ok_or_else(|| ApiErr::not_found("Response", &id))?;
+    Ok(Json(Deleted {
+        id,
+        object: "response.deleted".into(),
+        deleted: true,
+    })
+    .into_response())
 }

@@ -30,7 +30,8 @@ pub struct Difference {
 
 /// Cell-by-cell differences between two CSV texts. `Err` when either is not a readable table.
 pub fn csv_differences(bundle: &str, regenerated: &str) -> Result<Vec<Difference>, String> {
-    let ours = crate::csvtable::read_records(bundle).map_err(|e| format!("the bundle's file: {e}"))?;
+    let ours =
+        crate::csvtable::read_records(bundle).map_err(|e| format!("the bundle's file: {e}"))?;
     let theirs = crate::csvtable::read_records(regenerated)
         .map_err(|e| format!("the regenerated file: {e}"))?;
     let mut out = Vec::new();
@@ -149,7 +150,10 @@ mod tests {
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].place, "row 2, column 2");
         assert_eq!(d[0].line, Some(2));
-        assert_eq!((d[0].bundle.as_str(), d[0].regenerated.as_str()), ("0.4521", "0.4522"));
+        assert_eq!(
+            (d[0].bundle.as_str(), d[0].regenerated.as_str()),
+            ("0.4521", "0.4522")
+        );
     }
 
     #[test]

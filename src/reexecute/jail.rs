@@ -26,7 +26,9 @@ const CAPTURE_LIMIT: usize = 64 * 1024;
 /// The uid and gid the sandbox runs as when vouch runs as root.
 const NOBODY: u32 = 65534;
 /// Directories the script may see, read-only (those that exist on this host).
-const SYSTEM_DIRS: [&str; 7] = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+const SYSTEM_DIRS: [&str; 7] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+];
 /// Files from `/etc` the dynamic loader and Python may need; nothing else of `/etc` is visible.
 const SYSTEM_FILES: [&str; 3] = ["/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives"];
 /// Where python3 is looked for: only directories the sandbox shows (never a user's shim).
@@ -151,7 +153,8 @@ impl Jail {
             .args(["--tmpfs", "/tmp"]);
         cmd.arg("--bind").arg(data_dir).arg("/mnt/data");
         cmd.args(["--chdir", "/mnt/data", "--remount-ro", "/"]);
-        cmd.args(["--", &self.python, "-B"]).arg(format!("/mnt/data/{script}"));
+        cmd.args(["--", &self.python, "-B"])
+            .arg(format!("/mnt/data/{script}"));
         cmd.env_clear();
         for (k, v) in [
             ("PATH", "/usr/local/bin:/usr/bin:/bin"),
@@ -269,10 +272,13 @@ fn processes_of(uid: u32) -> u64 {
     };
     entries
         .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()))
-        .filter(|e| e.metadata().is_ok_and(|m| m.uid() == uid))
-        .map(|e| {
-            std::fs::read_dir(e.path().join("task")).map_or(1, |t| t.count() as u64)
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
         })
+        .filter(|e| e.metadata().is_ok_and(|m| m.uid() == uid))
+        .map(|e| std::fs::read_dir(e.path().join("task")).map_or(1, |t| t.count() as u64))
         .sum()
 }

@@ -85,8 +85,8 @@ pub fn reexecute(
         )
         .artifact(script_name)]);
     }
-    let regenerated = Bundle::load_dir(&dir.0, spec)
-        .map_err(|e| ReexecuteError::Io(e.to_string()))?;
+    let regenerated =
+        Bundle::load_dir(&dir.0, spec).map_err(|e| ReexecuteError::Io(e.to_string()))?;
     let mut out = Vec::new();
     let mut reproduced = Vec::new();
     for (name, kind) in [
@@ -270,7 +270,8 @@ fn plain_file_name(n: &str) -> bool {
 
 fn read_source(path: &Path, limit: u64) -> Result<Vec<u8>, ReexecuteError> {
     let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| ReexecuteError::Io(format!("`{shown}`: {e}")))?;
+    let meta =
+        std::fs::metadata(path).map_err(|e| ReexecuteError::Io(format!("`{shown}`: {e}")))?;
     if !meta.is_file() || meta.len() > limit {
         return Err(ReexecuteError::Io(format!(
             "`{shown}` is not a regular file of at most {limit} bytes"
@@ -305,7 +306,9 @@ impl ScratchDir {
                 }
             }
         }
-        Err(ReexecuteError::Io("cannot create a scratch directory".into()))
+        Err(ReexecuteError::Io(
+            "cannot create a scratch directory".into(),
+        ))
     }
 }
 

@@ -169,7 +169,11 @@ pub fn run(args: RunArgs) -> Result<u8> {
     let model = args
         .model
         .clone()
-        .or_else(|| std::env::var("OPENAI_DEFAULT_MODEL").ok().filter(|m| !m.is_empty()))
+        .or_else(|| {
+            std::env::var("OPENAI_DEFAULT_MODEL")
+                .ok()
+                .filter(|m| !m.is_empty())
+        })
         .unwrap_or_else(|| DEFAULT_MODEL.to_string());
     let emulator_config = if args.emulator {
         Some(emulator_config(&args.playbook, &args.fault)?)
@@ -292,4 +296,3 @@ pub fn run(args: RunArgs) -> Result<u8> {
         Ok(if all_ok { 0 } else { 1 })
     })
 }
-

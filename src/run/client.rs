@@ -208,9 +208,15 @@ impl Client {
     /// `DELETE /containers/{id}`; like the SDK, the answer's body is not required.
     pub async fn delete_container(&self, id: &str) -> Result<(), ApiError> {
         let path = format!("/containers/{id}");
-        self.send(Method::DELETE, &path, Body::None, Some("*/*"), MAX_JSON_BYTES)
-            .await
-            .map(|_| ())
+        self.send(
+            Method::DELETE,
+            &path,
+            Body::None,
+            Some("*/*"),
+            MAX_JSON_BYTES,
+        )
+        .await
+        .map(|_| ())
     }
 
     /// Every file of a container, walking the cursor pages (`after` = the last item's id).
@@ -260,7 +266,8 @@ impl Client {
     }
 
     pub async fn create_response(&self, body: &Value) -> Result<Response, ApiError> {
-        self.json(Method::POST, "/responses", Body::Json(body)).await
+        self.json(Method::POST, "/responses", Body::Json(body))
+            .await
     }
 
     /// A GET on a list endpoint, one page (for leak checks).
@@ -522,14 +529,20 @@ mod tests {
         let later = SystemTime::now() + Duration::from_secs(30);
         let h = headers(&[("retry-after", &httpdate::fmt_http_date(later))]);
         let d = server_delay(&h).unwrap();
-        assert!(d > Duration::from_secs(25) && d <= Duration::from_secs(30), "{d:?}");
+        assert!(
+            d > Duration::from_secs(25) && d <= Duration::from_secs(30),
+            "{d:?}"
+        );
     }
 
     #[test]
     fn backoff_doubles_from_half_a_second_up_to_eight_with_jitter() {
         for (n, base) in [(0, 0.5), (1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (9, 8.0)] {
             let d = backoff(n).as_secs_f64();
-            assert!(d >= base * 0.75 - 1e-9 && d <= base + 1e-9, "attempt {n}: {d}");
+            assert!(
+                d >= base * 0.75 - 1e-9 && d <= base + 1e-9,
+                "attempt {n}: {d}"
+            );
         }
     }
 
@@ -539,7 +552,10 @@ mod tests {
             assert!(is_retryable_status(StatusCode::from_u16(s).unwrap()), "{s}");
         }
         for s in [400, 401, 403, 404, 422] {
-            assert!(!is_retryable_status(StatusCode::from_u16(s).unwrap()), "{s}");
+            assert!(
+                !is_retryable_status(StatusCode::from_u16(s).unwrap()),
+                "{s}"
+            );
         }
     }
 }

@@ -535,7 +535,10 @@ mod tests {
     #[test]
     fn an_upload_prefix_does_not_hide_an_artifact() {
         let files = vec![cfile("cfile_1", "/mnt/data/3fa9c0-analysis_run.json", 1)];
-        assert_eq!(pick_artifact(&files, "analysis_run.json").unwrap().id, "cfile_1");
+        assert_eq!(
+            pick_artifact(&files, "analysis_run.json").unwrap().id,
+            "cfile_1"
+        );
         assert!(pick_artifact(&files, "run.json").is_none());
     }
 

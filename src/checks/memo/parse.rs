@@ -131,7 +131,10 @@ pub fn nesting_depth(text: &str) -> (usize, usize) {
             let marker = match b.get(at) {
                 Some(b'>') => 1,
                 Some(b'-' | b'*' | b'+') => 1,
-                Some(_) if (1..=9).contains(&digits) && matches!(b.get(at + digits), Some(b'.' | b')')) => {
+                Some(_)
+                    if (1..=9).contains(&digits)
+                        && matches!(b.get(at + digits), Some(b'.' | b')')) =>
+                {
                     digits + 1
                 }
                 _ => 0,
