@@ -483,12 +483,14 @@ fn paginate<T: serde::Serialize>(
         None => default_limit,
         Some(s) => match s.parse::<usize>() {
             Ok(n) if (1..=max_limit).contains(&n) => n,
-            _ => return Err(ApiErr::invalid(
-                "limit",
-                format!(
+            _ => {
+                return Err(ApiErr::invalid(
+                    "limit",
+                    format!(
                     "Invalid 'limit': expected an integer between 1 and {max_limit}, got '{s}'."
                 ),
-            )),
+                ))
+            }
         },
     };
     match q.order.as_deref() {

@@ -4,6 +4,8 @@
 //! Timings are not asserted (a loaded 2-core machine makes them flaky); the binary runs under a
 //! watchdog that fails the test if it hangs, and docs/security.md records measured times.
 
+mod fuzz;
+
 use crate::support::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
