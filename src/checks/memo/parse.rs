@@ -124,7 +124,10 @@ pub fn nesting_depth(text: &str) -> (usize, usize) {
         let (mut at, mut depth, mut columns) = (0, 0, 0);
         loop {
             while at < b.len() && (b[at] == b' ' || b[at] == b'\t') {
-                columns += if b[at] == b'\t' { 4 } else { 1 };
+                // Only the indentation before the first marker stands for nesting.
+                if depth == 0 {
+                    columns += if b[at] == b'\t' { 4 } else { 1 };
+                }
                 at += 1;
             }
             let digits = b[at..].iter().take_while(|c| c.is_ascii_digit()).count();
