@@ -18,6 +18,7 @@ pub mod run;
 pub mod sandbox;
 pub mod source;
 pub mod spec;
+pub mod testdata;
 pub mod verify;
 
 pub use report::{Finding, Report, Status, Verdict};

@@ -9,6 +9,7 @@ pub mod output;
 pub mod results;
 pub mod runner;
 pub mod summary;
+#[cfg(feature = "tables")]
 pub mod table;
 
 pub use results::{CheckOutcome, CheckRow, RunResult, RunVerdict};

@@ -8,6 +8,7 @@ use std::path::Path;
 pub enum ResultsWriter {
     Jsonl(BufWriter<std::fs::File>),
     /// `.parquet` and `.csv` through polars' batched writers.
+    #[cfg(feature = "tables")]
     Table(Box<super::table::TableSink>),
 }
 
@@ -21,10 +22,7 @@ impl ResultsWriter {
         if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
             Ok(ResultsWriter::Jsonl(BufWriter::new(file()?)))
         } else if name.ends_with(".csv") || name.ends_with(".parquet") {
-            let csv = name.ends_with(".csv");
-            Ok(ResultsWriter::Table(Box::new(
-                super::table::TableSink::create(path, csv)?,
-            )))
+            table_writer(path, name.ends_with(".csv"))
         } else {
             Err(format!(
                 "`{}`: --out must end in .parquet, .csv or .jsonl",
@@ -42,6 +40,7 @@ impl ResultsWriter {
                     w.write_all(b"\n").map_err(|e| e.to_string())?;
                 }
             }
+            #[cfg(feature = "tables")]
             ResultsWriter::Table(t) => t.push(rows)?,
         }
         Ok(())
@@ -50,7 +49,20 @@ impl ResultsWriter {
     pub fn finish(self) -> Result<(), String> {
         match self {
             ResultsWriter::Jsonl(mut w) => w.flush().map_err(|e| e.to_string()),
+            #[cfg(feature = "tables")]
             ResultsWriter::Table(t) => t.finish(),
         }
     }
+}
+
+#[cfg(feature = "tables")]
+fn table_writer(path: &Path, csv: bool) -> Result<ResultsWriter, String> {
+    Ok(ResultsWriter::Table(Box::new(
+        super::table::TableSink::create(path, csv)?,
+    )))
+}
+
+#[cfg(not(feature = "tables"))]
+fn table_writer(_path: &Path, _csv: bool) -> Result<ResultsWriter, String> {
+    Err("this vouch was built without the `tables` feature (polars): write .jsonl, or rebuild with `--features tables`".into())
 }

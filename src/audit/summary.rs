@@ -1,9 +1,9 @@
 //! The audit summary: verdict counts, the most frequent failing checks with counts and rates,
 //! and the worst runs. Results stream in and only compact rows are kept (a run's id and path,
-//! and one small row per failing or warning check); the rankings are polars group-bys over them.
+//! and one small row per failing or warning check); the rankings are group-bys over them — in
+//! polars with the `tables` feature, else in plain maps.
 
 use super::results::{RunResult, RunVerdict};
-use polars::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -73,107 +73,65 @@ impl Summary {
         }
     }
 
-    fn frame(&self) -> PolarsResult<DataFrame> {
-        df!(
-            "run" => self.bad_run.clone(),
-            "check" => self.bad_check.clone(),
-            "fail" => self.bad_fail.clone(),
-        )
-    }
-
-    /// Failing (and warning) checks, most frequent first: a group-by over the compact rows.
+    /// Failing (and warning) checks, most frequent first.
     pub fn top_checks(&self) -> Vec<CheckCount> {
-        let run = || -> PolarsResult<Vec<CheckCount>> {
-            let df = self.frame()?;
-            let fails = df.filter(&df.column("fail")?.bool()?.clone())?;
-            let warns = df.filter(&!df.column("fail")?.bool()?.clone())?;
-            let count = |d: &DataFrame| -> PolarsResult<BTreeMap<String, u64>> {
-                if d.height() == 0 {
-                    return Ok(BTreeMap::new());
+        let (f, w) = check_counts(&self.bad_run, &self.bad_check, &self.bad_fail);
+        let mut ids: Vec<&String> = f.keys().chain(w.keys()).collect();
+        ids.sort();
+        ids.dedup();
+        let mut v: Vec<CheckCount> = ids
+            .into_iter()
+            .map(|id| {
+                let failed = f.get(id).copied().unwrap_or(0);
+                CheckCount {
+                    check: id.clone(),
+                    failed_runs: failed,
+                    fail_rate: if self.runs == 0 {
+                        0.0
+                    } else {
+                        failed as f64 / self.runs as f64
+                    },
+                    warned_runs: w.get(id).copied().unwrap_or(0),
                 }
-                let g = d.group_by(["check"])?.select(["run"]).count()?;
-                let checks = g.column("check")?.str()?.clone();
-                let counts = g.column("run_count")?.cast(&DataType::UInt64)?;
-                let counts = counts.u64()?;
-                Ok(checks
-                    .iter()
-                    .zip(counts.iter())
-                    .filter_map(|(c, n)| Some((c?.to_string(), n?)))
-                    .collect())
-            };
-            let (f, w) = (count(&fails)?, count(&warns)?);
-            let mut ids: Vec<&String> = f.keys().chain(w.keys()).collect();
-            ids.sort();
-            ids.dedup();
-            let mut v: Vec<CheckCount> = ids
-                .into_iter()
-                .map(|id| {
-                    let failed = f.get(id).copied().unwrap_or(0);
-                    CheckCount {
-                        check: id.clone(),
-                        failed_runs: failed,
-                        fail_rate: if self.runs == 0 {
-                            0.0
-                        } else {
-                            failed as f64 / self.runs as f64
-                        },
-                        warned_runs: w.get(id).copied().unwrap_or(0),
-                    }
-                })
-                .collect();
-            v.sort_by(|a, b| {
-                b.failed_runs
-                    .cmp(&a.failed_runs)
-                    .then(b.warned_runs.cmp(&a.warned_runs))
-                    .then(a.check.cmp(&b.check))
-            });
-            Ok(v)
-        };
-        run().unwrap_or_default()
+            })
+            .collect();
+        v.sort_by(|a, b| {
+            b.failed_runs
+                .cmp(&a.failed_runs)
+                .then(b.warned_runs.cmp(&a.warned_runs))
+                .then(a.check.cmp(&b.check))
+        });
+        v
     }
 
-    /// The runs with the most failing checks: a group-by over the compact rows.
+    /// The runs with the most failing checks.
     pub fn worst_runs(&self) -> Vec<WorstRun> {
-        let run = || -> PolarsResult<Vec<WorstRun>> {
-            let df = self.frame()?;
-            let fails = df.filter(&df.column("fail")?.bool()?.clone())?;
-            if fails.height() == 0 {
-                return Ok(Vec::new());
+        // The first failing check of a run, in registry order.
+        let mut first: std::collections::HashMap<u32, &str> = std::collections::HashMap::new();
+        for ((r, c), f) in self.bad_run.iter().zip(&self.bad_check).zip(&self.bad_fail) {
+            if *f {
+                first.entry(*r).or_insert(c.as_str());
             }
-            let g = fails.group_by(["run"])?.select(["check"]).count()?;
-            let runs = g.column("run")?.u32()?.clone();
-            let counts = g.column("check_count")?.cast(&DataType::UInt32)?;
-            let counts = counts.u32()?;
-            // The first failing check of a run, in registry order.
-            let mut first: std::collections::HashMap<u32, &str> = std::collections::HashMap::new();
-            for ((r, c), f) in self.bad_run.iter().zip(&self.bad_check).zip(&self.bad_fail) {
-                if *f {
-                    first.entry(*r).or_insert(c.as_str());
-                }
-            }
-            let mut v: Vec<WorstRun> = runs
-                .iter()
-                .zip(counts.iter())
-                .filter_map(|(r, n)| {
-                    let r = r?;
-                    let (id, path) = self.ids.get(r as usize)?;
-                    Some(WorstRun {
-                        run_id: id.clone(),
-                        path: path.clone(),
-                        failed_checks: n?,
-                        first_failure: first.get(&r).map(|s| s.to_string()).unwrap_or_default(),
-                    })
+        }
+        let mut v: Vec<WorstRun> = fails_per_run(&self.bad_run, &self.bad_fail)
+            .into_iter()
+            .filter_map(|(r, n)| {
+                let (id, path) = self.ids.get(r as usize)?;
+                Some(WorstRun {
+                    run_id: id.clone(),
+                    path: path.clone(),
+                    failed_checks: n,
+                    first_failure: first.get(&r).map(|s| s.to_string()).unwrap_or_default(),
                 })
-                .collect();
-            v.sort_by(|a, b| {
-                b.failed_checks
-                    .cmp(&a.failed_checks)
-                    .then(a.path.cmp(&b.path))
-            });
-            v.truncate(WORST);
-            Ok(v)
-        };
-        run().unwrap_or_default()
+            })
+            .collect();
+        v.sort_by(|a, b| {
+            b.failed_checks
+                .cmp(&a.failed_checks)
+                .then(a.path.cmp(&b.path))
+        });
+        v.truncate(WORST);
+        v
     }
 
     pub fn errors(&self) -> &BTreeMap<String, u64> {
@@ -265,4 +223,46 @@ impl Summary {
         }
         out
     }
+}
+
+/// Runs failing and warning each check: a polars group-by over the compact rows.
+#[cfg(feature = "tables")]
+fn check_counts(
+    run: &[u32],
+    check: &[String],
+    fail: &[bool],
+) -> (BTreeMap<String, u64>, BTreeMap<String, u64>) {
+    super::table::check_counts(run, check, fail).expect("group-by over in-memory columns")
+}
+
+/// Failing checks per run: a polars group-by over the compact rows.
+#[cfg(feature = "tables")]
+fn fails_per_run(run: &[u32], fail: &[bool]) -> Vec<(u32, u32)> {
+    super::table::fails_per_run(run, fail).expect("group-by over in-memory columns")
+}
+
+#[cfg(not(feature = "tables"))]
+fn check_counts(
+    _run: &[u32],
+    check: &[String],
+    fail: &[bool],
+) -> (BTreeMap<String, u64>, BTreeMap<String, u64>) {
+    let (mut f, mut w) = (BTreeMap::new(), BTreeMap::new());
+    for (c, failed) in check.iter().zip(fail) {
+        *if *failed { &mut f } else { &mut w }
+            .entry(c.clone())
+            .or_insert(0) += 1;
+    }
+    (f, w)
+}
+
+#[cfg(not(feature = "tables"))]
+fn fails_per_run(run: &[u32], fail: &[bool]) -> Vec<(u32, u32)> {
+    let mut n: BTreeMap<u32, u32> = BTreeMap::new();
+    for (r, failed) in run.iter().zip(fail) {
+        if *failed {
+            *n.entry(*r).or_insert(0) += 1;
+        }
+    }
+    n.into_iter().collect()
 }

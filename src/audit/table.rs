@@ -200,3 +200,49 @@ fn frame_rows(df: &DataFrame) -> PolarsResult<Vec<CheckRow>> {
         })
         .collect())
 }
+
+/// Runs failing and warning each check: group-bys over the compact (run, check, fail) rows.
+pub fn check_counts(
+    run: &[u32],
+    check: &[String],
+    fail: &[bool],
+) -> PolarsResult<(
+    std::collections::BTreeMap<String, u64>,
+    std::collections::BTreeMap<String, u64>,
+)> {
+    let df = df!("run" => run, "check" => check, "fail" => fail)?;
+    let mask = df.column("fail")?.bool()?.clone();
+    let count = |d: DataFrame| -> PolarsResult<std::collections::BTreeMap<String, u64>> {
+        if d.height() == 0 {
+            return Ok(Default::default());
+        }
+        let g = d.group_by(["check"])?.select(["run"]).count()?;
+        let checks = g.column("check")?.str()?.clone();
+        let counts = g.column("run_count")?.cast(&DataType::UInt64)?;
+        let counts = counts.u64()?.clone();
+        Ok(checks
+            .iter()
+            .zip(counts.iter())
+            .filter_map(|(c, n)| Some((c?.to_string(), n?)))
+            .collect())
+    };
+    Ok((count(df.filter(&mask)?)?, count(df.filter(&!mask)?)?))
+}
+
+/// Failing checks per run: a group-by over the compact rows.
+pub fn fails_per_run(run: &[u32], fail: &[bool]) -> PolarsResult<Vec<(u32, u32)>> {
+    let df = df!("run" => run, "fail" => fail)?;
+    let fails = df.filter(&df.column("fail")?.bool()?.clone())?;
+    if fails.height() == 0 {
+        return Ok(Vec::new());
+    }
+    let g = fails.group_by(["run"])?.select(["fail"]).count()?;
+    let runs = g.column("run")?.u32()?.clone();
+    let counts = g.column("fail_count")?.cast(&DataType::UInt32)?;
+    let counts = counts.u32()?.clone();
+    Ok(runs
+        .iter()
+        .zip(counts.iter())
+        .filter_map(|(r, n)| Some((r?, n?)))
+        .collect())
+}

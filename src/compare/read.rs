@@ -83,6 +83,12 @@ pub fn read_results(path: &Path) -> Result<Vec<RunResult>, ReadError> {
     match extension.as_deref() {
         Some("jsonl" | "ndjson") => read_jsonl(&shown, BufReader::new(open()?)),
         Some("csv") => read_csv(&shown, BufReader::new(open()?)),
+        #[cfg(not(feature = "tables"))]
+        Some("parquet") => Err(ReadError::Parquet {
+            path: shown,
+            why: "this vouch was built without the `tables` feature (polars)".into(),
+        }),
+        #[cfg(feature = "tables")]
         Some("parquet") => crate::audit::table::read_parquet(path)
             .map(crate::audit::results::group_rows)
             .map_err(|why| ReadError::Parquet { path: shown, why }),
