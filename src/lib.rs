@@ -12,6 +12,7 @@ pub mod emulator;
 pub mod names;
 pub mod numbers;
 pub mod recompute;
+pub mod reexecute;
 pub mod report;
 pub mod run;
 pub mod sandbox;

@@ -80,6 +80,11 @@ struct VerifyArgs {
     /// Also show info findings in the human report.
     #[arg(long, short)]
     verbose: bool,
+    /// Re-run the bundle's script with python3 under bubblewrap (no network, read-only system,
+    /// limits) on a copy of the source, and require it to reproduce the bundle's tables and
+    /// manifest (exit 2 when bubblewrap or python3 is missing; never runs unsandboxed).
+    #[arg(long)]
+    reexecute: bool,
 }
 
 #[derive(clap::Args)]
@@ -200,7 +205,15 @@ fn verify(args: VerifyArgs) -> Result<u8> {
     let spec = load_spec(args.spec.as_ref())?;
     let stmts = Statements::read_path(&args.source, &spec)?;
     let bundle = Bundle::load_dir(&args.bundle, &spec)?;
-    let report = vouch::verify::verify(&spec, &stmts, &bundle);
+    if args.reexecute {
+        vouch::reexecute::available()?;
+    }
+    let mut report = vouch::verify::verify(&spec, &stmts, &bundle);
+    if args.reexecute {
+        let limits = vouch::reexecute::jail::Limits::default();
+        let found = vouch::reexecute::reexecute(&spec, &args.source, &bundle, &limits)?;
+        report.findings.extend(found);
+    }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let color = to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let text = match args.format {

@@ -50,6 +50,11 @@ impl Sandbox {
             .ok_or(SandboxError::Missing)
     }
 
+    /// The located `bwrap` (for `vouch verify --reexecute`'s stricter jail).
+    pub fn program(&self) -> &Path {
+        &self.bwrap
+    }
+
     /// Run `command` with `sh -c` in the sandbox, `data_dir` mounted read-write at `/mnt/data`.
     pub async fn run(
         &self,

@@ -142,8 +142,40 @@ fn read_zip(bytes: &[u8], limits: ArchiveLimits) -> Result<Contents, String> {
     Ok(out)
 }
 
+/// A decompressed stream that fails once it has produced `limit` bytes. The tar reader inflates
+/// what it skips (entries refused, the tail of an oversized entry) and buffers GNU long names
+/// whole, so without this cap a small `.tar.gz` could take minutes or gigabytes.
+struct Inflated<R> {
+    inner: R,
+    produced: u64,
+    limit: u64,
+}
+
+impl<R: Read> Read for Inflated<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.produced += n as u64;
+        if self.produced > self.limit {
+            return Err(std::io::Error::other(format!(
+                "expands to more than {} bytes (a decompression bomb?)",
+                self.limit
+            )));
+        }
+        Ok(n)
+    }
+}
+
 fn read_tar_gz(bytes: &[u8], limits: ArchiveLimits) -> Result<Contents, String> {
-    let gz = flate2::read::GzDecoder::new(bytes);
+    let limit = limits.max_total_bytes.min(
+        (bytes.len() as u64)
+            .saturating_mul(limits.max_ratio)
+            .max(16 << 20),
+    );
+    let gz = Inflated {
+        inner: flate2::read::GzDecoder::new(bytes),
+        produced: 0,
+        limit,
+    };
     let mut tar = tar::Archive::new(gz);
     let mut budget = Budget {
         limits,

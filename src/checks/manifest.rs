@@ -8,7 +8,7 @@ use crate::source::SourceFacts;
 use serde_json::{Map, Value};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Manifest;
-    "manifest.unreadable", Fail, "analysis_run.json is not UTF-8 text.";
+    "manifest.unreadable", Fail, "analysis_run.json is not UTF-8 text (or holds a NUL byte).";
     "manifest.parse", Fail, "analysis_run.json is not a JSON object (or nests too deeply).";
     "manifest.missing_key", Fail, "A required key is absent.";
     "manifest.input_filename", Fail, "input_filename (base name, upload prefix stripped) is not the source's file name.";

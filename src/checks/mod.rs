@@ -41,6 +41,20 @@ impl<'a> Context<'a> {
     ) -> Option<&'a str> {
         let artifact: &'a Artifact = self.bundle.get(name)?;
         match artifact.text() {
+            // No CSV, Markdown, SVG, JSON or Python text holds a NUL (XML, JSON and CPython
+            // refuse it); one means binary content, which no parser should be asked to read.
+            Ok(t) if t.contains('\0') => {
+                let line = t[..t.find('\0').unwrap_or(0)].matches('\n').count() + 1;
+                out.push(
+                    Finding::fail(
+                        unreadable_id,
+                        format!("`{name}` holds a NUL byte (line {line}): it is not a text file"),
+                    )
+                    .artifact(name)
+                    .line(line),
+                );
+                None
+            }
             Ok(t) => Some(t),
             Err(e) => {
                 out.push(

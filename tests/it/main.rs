@@ -7,6 +7,7 @@ mod cli;
 mod compare;
 mod core;
 mod defects;
+mod hostile;
 mod memo;
 mod run;
 mod script;

@@ -24,7 +24,8 @@ use parse::{Block, BlockKind, Doc};
 use years::{FileMention, YearMention};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Memo;
-    "memo.unreadable", Fail, "the memo is not UTF-8 text";
+    "memo.unreadable", Fail, "the memo is not UTF-8 text (or holds a NUL byte)";
+    "memo.too_complex", Fail, "the memo nests block quotes or lists deeper than 64 levels; it was not read further";
     "memo.missing_section", Fail, "a required section has no heading";
     "memo.section_order", Warn, "a required section comes before one the contract puts earlier";
     "memo.heading_lookalike", Warn, "a bold or plain line reads like a section name but is not a Markdown heading";
@@ -157,6 +158,23 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
     let Some(text) = ctx.text(&name, "memo.unreadable", out) else {
         return MemoReading::default();
     };
+    let (depth, line) = parse::nesting_depth(text);
+    if depth > parse::MAX_NESTING {
+        out.push(
+            Finding::fail(
+                "memo.too_complex",
+                format!(
+                    "the memo nests block quotes or lists {depth} levels deep (limit {}); no memo \
+                     needs that, and reading it would take time that grows with the square of the \
+                     depth, so it was not read further",
+                    parse::MAX_NESTING
+                ),
+            )
+            .artifact(name.as_str())
+            .line(line),
+        );
+        return MemoReading::default();
+    }
     let doc: Doc = parse::parse(text);
     let scans: Vec<Scan> = doc
         .blocks

@@ -109,7 +109,57 @@ impl Doc {
     }
 }
 
-/// Parse the memo. Linear in its size; never fails.
+/// Deepest container nesting (block quotes and list items) a memo may open. pulldown-cmark's
+/// time grows with the square of the nesting (100,000 nested `>` take minutes), and no memo
+/// needs more than a handful of levels (docs/security.md).
+pub const MAX_NESTING: usize = 64;
+
+/// The deepest container nesting any line opens, and that line (1-based): every `>` and list
+/// marker at the start of a line counts one level, and so do each two columns of indentation
+/// before them (how nested list items are written). A cheap upper bound, read before parsing.
+pub fn nesting_depth(text: &str) -> (usize, usize) {
+    let mut deepest = (0, 0);
+    for (i, line) in text.lines().enumerate() {
+        let b = line.as_bytes();
+        let (mut at, mut depth, mut columns) = (0, 0, 0);
+        loop {
+            while at < b.len() && (b[at] == b' ' || b[at] == b'\t') {
+                // Only the indentation before the first marker stands for nesting.
+                if depth == 0 {
+                    columns += if b[at] == b'\t' { 4 } else { 1 };
+                }
+                at += 1;
+            }
+            let digits = b[at..].iter().take_while(|c| c.is_ascii_digit()).count();
+            let marker = match b.get(at) {
+                Some(b'>') => 1,
+                Some(b'-' | b'*' | b'+') => 1,
+                Some(_)
+                    if (1..=9).contains(&digits)
+                        && matches!(b.get(at + digits), Some(b'.' | b')')) =>
+                {
+                    digits + 1
+                }
+                _ => 0,
+            };
+            let spaced = marker > 0
+                && (b[at] == b'>' || matches!(b.get(at + marker), None | Some(b' ' | b'\t')));
+            if !spaced {
+                break;
+            }
+            depth += 1;
+            at += marker;
+        }
+        let total = depth + columns / 2;
+        if total > deepest.0 {
+            deepest = (total, i + 1);
+        }
+    }
+    deepest
+}
+
+/// Parse the memo. Linear in its size; never fails. Callers bound its nesting first
+/// ([`nesting_depth`]).
 pub fn parse(text: &str) -> Doc {
     let mut doc = Doc {
         line_starts: std::iter::once(0)
@@ -335,6 +385,15 @@ mod tests {
     fn inline_html_separates_words() {
         let d = parse("Revenue in FY2025<sup>1</sup> grew.\n");
         assert_eq!(d.blocks[0].text, "Revenue in FY2025   grew.");
+    }
+
+    #[test]
+    fn nesting_counts_quotes_list_markers_and_indentation() {
+        assert_eq!(nesting_depth("plain\n> quote\n"), (1, 2));
+        assert_eq!(nesting_depth("> > - 1. item\n"), (4, 1));
+        assert_eq!(nesting_depth("- a\n  - b\n    - c\n"), (3, 3));
+        assert_eq!(nesting_depth("-5 is a number\n*emphasis*\n"), (0, 0));
+        assert_eq!(nesting_depth(&">".repeat(100_000)).0, 100_000);
     }
 
     #[test]

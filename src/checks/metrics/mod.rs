@@ -16,7 +16,7 @@ use crate::spec::{MetricSpec, Spec, Unit};
 use layout::{LayoutError, RawSeries};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Metrics;
-    "metrics.unreadable", Fail, "calculated_metrics.csv is not UTF-8 text.";
+    "metrics.unreadable", Fail, "calculated_metrics.csv is not UTF-8 text (or holds a NUL byte).";
     "metrics.layout", Fail, "No wide, long or transposed layout could be recognised.";
     "metrics.missing_metric", Fail, "A §2 metric with defined values has no column/row in the file.";
     "metrics.duplicate_metric", Fail, "Two columns or rows (or long-layout rows for one year) hold the same metric.";

@@ -17,7 +17,7 @@ use crate::source::Statements;
 use crate::spec::{RuleItems, Spec};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Movements;
-    "movements.unreadable", Fail, "unusual_movements.csv is not UTF-8 text.";
+    "movements.unreadable", Fail, "unusual_movements.csv is not UTF-8 text (or holds a NUL byte).";
     "movements.parse", Fail, "unusual_movements.csv is not a CSV table with year and item columns.";
     "movements.missing", Fail, "An expected flag (year, item) is absent.";
     "movements.spurious", Fail, "A listed (year, item) is not supported by any rule.";

@@ -17,13 +17,17 @@ use crate::spec::Spec;
 use python::{Import, ImportForm, OsVia, Reading, Script, Span};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Script;
-    "script.unreadable", Fail, "The script is not valid UTF-8.";
+    "script.unreadable", Fail, "The script is not valid UTF-8 (or holds a NUL byte).";
     "script.syntax", Fail, "The script does not parse as Python 3.12 source (the first error's line is shown).";
     "script.non_stdlib_import", Fail, "An import names a module outside CPython 3.12's `sys.stdlib_module_names`.";
     "script.network_or_process", Fail, "A network or process module is imported, or `os`'s process functions (system, popen, exec*, spawn*, fork) are referenced.";
     "script.relative_import", Fail, "A relative import (`from . import x`): the script must be one self-contained file.";
     "script.dynamic_import", Warn, "`__import__` or `importlib.import_module` with a module name that is not a string literal: what it imports cannot be checked.";
     "script.missing_artifact_name", Fail, "One of the five other artifacts' file names appears in no string literal of the script.";
+    "script.reproducible", Fail, "`--reexecute`: the script, re-run under bubblewrap on the source, writes a metrics or movements CSV value or a manifest contract field that differs from the bundle's (or does not write the file).";
+    "script.reproducible_bytes", Warn, "`--reexecute`: the re-run writes a memo or chart whose sha256 differs from the bundle's.";
+    "script.reexecution_failed", Fail, "`--reexecute`: the script, re-run under bubblewrap, fails, is killed by a limit (CPU, memory, file size, processes) or times out.";
+    "script.reexecuted", Info, "`--reexecute`: the script was re-run under bubblewrap; which artifacts it reproduced exactly.";
 ];
 
 /// The names `from os import *` binds that could match a `forbidden_os_calls` pattern (CPython

@@ -22,7 +22,7 @@ use parse::ParseError;
 use scene::{Scene, SizeProblem};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Svg;
-    "svg.unreadable", Fail, "The chart is not valid UTF-8.";
+    "svg.unreadable", Fail, "The chart is not valid UTF-8 (or holds a NUL byte).";
     "svg.malformed", Fail, "The chart is not well-formed XML (an undeclared entity counts: entities are never expanded).";
     "svg.too_complex", Fail, "The chart nests elements more than 64 deep or holds more than 50,000 elements.";
     "svg.doctype_entity", Fail, "A DOCTYPE with an internal subset or ENTITY declaration; it is never expanded.";
