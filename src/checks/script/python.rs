@@ -33,8 +33,15 @@ const MAX_INDENT_DEPTH: usize = 100;
 /// CPython 3.12 fails to compile expressions nested this deep (RecursionError or "Parser stack
 /// overflowed"); measured with 3.12.1, which already fails somewhere between 1000 and 3000.
 const MAX_EXPRESSION_DEPTH: usize = 3000;
-/// The stack the parse and walk run on; the nesting bounds keep the recursion well inside it.
+/// The stack the parse and walk run on when the caller's has too little room; the nesting bounds
+/// keep the recursion well inside it.
 const STACK_BYTES: usize = 64 << 20;
+/// Stack the parse and walk need besides their recursion (ruff's parser grows its own stack).
+pub(super) const STACK_BASE_BYTES: usize = 256 << 10;
+/// Stack the walk and the AST's drop need per unit of the nesting bound (at most one AST level per
+/// unit; debug builds measured about 1.7 KiB per level, so this is more than twice that; see
+/// `deep_nesting_fits_the_stack_estimate`).
+pub(super) const STACK_BYTES_PER_LEVEL: usize = 4 << 10;
 /// Offending text is shown up to this many characters.
 const SHOWN_CHARS: usize = 120;
 
@@ -136,29 +143,38 @@ pub enum Reading {
 /// Parse `text` as Python `version` (`"3.12"`) and collect its facts.
 pub fn read(text: &str, version: &str) -> Reading {
     let lines = LineIndex::new(text);
-    if let Some(problem) = nesting_problem(text, &lines) {
-        return Reading::Invalid(vec![problem]);
+    // The byte-level bound proves most scripts far from every nesting limit; only the others pay
+    // for the exact token-level check (a second full lex).
+    let bound = super::bound::bound(text).filter(|b| {
+        b.indent <= MAX_INDENT_DEPTH
+            && b.brackets <= MAX_BRACKET_DEPTH
+            && b.expression <= MAX_EXPRESSION_DEPTH
+    });
+    if bound.is_none() {
+        if let Some(problem) = nesting_problem(text, &lines) {
+            return Reading::Invalid(vec![problem]);
+        }
     }
     let target = parse_version(version);
     // The nesting bound keeps recursion shallow, but the AST walk and its drop still recurse
-    // once per level: run them on a stack of known size rather than the caller's.
+    // once per level: run them where the stack has room for the deepest nesting the bound
+    // allows (the caller's stack when it has, else a fresh one). A panic is a failed parse.
+    let levels = bound.map_or(MAX_EXPRESSION_DEPTH + MAX_INDENT_DEPTH, |b| {
+        b.expression + b.indent
+    });
+    let red_zone = STACK_BASE_BYTES + levels * STACK_BYTES_PER_LEVEL;
     let run = || read_bounded(text, target, &lines);
-    std::thread::scope(|s| {
-        match std::thread::Builder::new()
-            .stack_size(STACK_BYTES)
-            .spawn_scoped(s, run)
-        {
-            Ok(handle) => handle.join().unwrap_or_else(|_| {
-                Reading::Invalid(vec![SyntaxProblem {
-                    at: Span {
-                        line: 1,
-                        text: String::new(),
-                    },
-                    message: "the Python parser failed on this script".into(),
-                }])
-            }),
-            Err(_) => read_bounded(text, target, &lines),
-        }
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        stacker::maybe_grow(red_zone, STACK_BYTES.max(2 * red_zone), run)
+    }))
+    .unwrap_or_else(|_| {
+        Reading::Invalid(vec![SyntaxProblem {
+            at: Span {
+                line: 1,
+                text: String::new(),
+            },
+            message: "the Python parser failed on this script".into(),
+        }])
     })
 }
 

@@ -117,6 +117,33 @@ fn indentation_beyond_cpythons_limit_is_a_syntax_error() {
     );
 }
 
+#[test]
+fn deep_nesting_fits_the_stack_estimate() {
+    // The deepest ASTs per unit of the byte bound: one unary operator or keyword per level.
+    for text in [
+        format!("x = {}1\n", "-".repeat(2990)),
+        format!("x = {}y\n", "not ".repeat(1490)),
+        format!("x = {}y\n", "lambda: ".repeat(995)),
+        format!("x = a{}\n", ".b".repeat(1490)),
+    ] {
+        let b = super::bound::bound(&text).expect("the scan reads it");
+        let red_zone =
+            python::STACK_BASE_BYTES + (b.expression + b.indent) * python::STACK_BYTES_PER_LEVEL;
+        // A thread just big enough that `read` stays on it rather than growing a new stack.
+        let stack = red_zone + (256 << 10);
+        let valid = std::thread::Builder::new()
+            .stack_size(stack)
+            .spawn(move || {
+                assert!(stacker::remaining_stack().is_some_and(|r| r >= red_zone));
+                matches!(python::read(&text, "3.12"), python::Reading::Valid(_))
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(valid);
+    }
+}
+
 // --- imports of every form ------------------------------------------------------------------
 
 #[test]
