@@ -372,6 +372,51 @@ fn os_process_calls_fail_in_every_form() {
 }
 
 #[test]
+fn bindings_made_after_their_use_still_count() {
+    // Each needs more than one walk: the binding comes after a lookup of its name.
+    for (src, id, line) in [
+        (
+            "def f():\n    o.system('ls')\no = os\nimport os\n",
+            "script.network_or_process",
+            2,
+        ),
+        (
+            "def f():\n    p.fork()\np = o\no = os\nimport os\n",
+            "script.network_or_process",
+            2,
+        ),
+        (
+            "def f():\n    system('ls')\nfrom os import *\n",
+            "script.network_or_process",
+            2,
+        ),
+        (
+            "def f():\n    im('socket')\nfrom importlib import import_module as im\n",
+            "script.network_or_process",
+            2,
+        ),
+        (
+            "def f():\n    il.import_module('yaml')\nimport importlib as il\n",
+            "script.non_stdlib_import",
+            2,
+        ),
+        (
+            "def f():\n    q.popen('ls')\n    (q := o)\no = os\nimport os\n",
+            "script.network_or_process",
+            2,
+        ),
+    ] {
+        fails(src, id, line);
+    }
+    // A chain longer than the four binding walks is followed no further.
+    let got = found("def f():\n    d.system('ls')\nd = c\nc = b\nb = a\na = os\nimport os\n");
+    assert!(
+        !got.contains(&(Status::Fail, "script.network_or_process", Some(2))),
+        "{got:?}"
+    );
+}
+
+#[test]
 fn harmless_os_uses_and_lookalikes_are_fine() {
     clean(
         "import os\nimport platform\nos.path.join('a', 'b')\nos.makedirs('x', exist_ok=True)\n\
