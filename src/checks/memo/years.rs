@@ -156,11 +156,13 @@ pub struct FileMention {
 
 /// Whether a token is a URL (or another scheme-qualified reference), which is never a file name.
 pub fn is_url(token: &str) -> bool {
-    let lower = token.to_ascii_lowercase();
-    lower.contains("://")
-        || lower.starts_with("www.")
-        || lower.starts_with("mailto:")
-        || lower.starts_with("data:")
+    let starts = |p: &[u8]| {
+        token
+            .as_bytes()
+            .get(..p.len())
+            .is_some_and(|t| t.eq_ignore_ascii_case(p))
+    };
+    token.contains("://") || starts(b"www.") || starts(b"mailto:") || starts(b"data:")
 }
 
 const STRIP: &[char] = &[
@@ -236,11 +238,16 @@ pub fn file_in_destination(dest: &str, extensions: &[String]) -> Option<String> 
 }
 
 fn has_extension(name: &str, extensions: &[String]) -> bool {
-    let lower = name.to_ascii_lowercase();
+    // As `name.to_ascii_lowercase()` ends with `.` and `e`, without the lowercase copy.
+    let name = name.as_bytes();
     extensions.iter().any(|e| {
-        lower.len() > e.len() + 1
-            && lower.ends_with(e.as_str())
-            && lower[..lower.len() - e.len()].ends_with('.')
+        let e = e.as_bytes();
+        name.len() > e.len() + 1
+            && name[name.len() - e.len()..]
+                .iter()
+                .zip(e)
+                .all(|(n, e)| n.to_ascii_lowercase() == *e)
+            && name[name.len() - e.len() - 1] == b'.'
     })
 }
 
