@@ -36,27 +36,37 @@ pub fn bound(text: &str) -> Option<Bound> {
     let mut found = Bound::default();
     let mut depth = 0usize;
     let mut segment_start = 0usize;
-    let mut i = 0usize;
+    // Bracket tokens in the current stretch: `([{` in code and in f-string interpolations.
+    let mut opens = 0usize;
+    let mut i = leading_whitespace(b, 0, &mut found);
     while i < b.len() {
-        match b[i] {
-            b'\n' => {
+        match CODE[usize::from(b[i])] {
+            Class::Plain => i += 1,
+            Class::Newline => {
                 i += 1;
                 if depth == 0 {
-                    measure(&b[segment_start..i], &mut found);
+                    end_segment(&b[segment_start..i], opens, &mut found);
                     segment_start = i;
+                    opens = 0;
                 }
+                i = leading_whitespace(b, i, &mut found);
             }
-            b'#' => i = skip_comment(b, i)?,
-            b'"' | b'\'' => i = skip_string(b, i)?,
-            b'(' | b'[' | b'{' => {
+            Class::Hash => i = skip_comment(b, i)?,
+            Class::Quote => {
+                let (end, inner) = skip_string(b, i)?;
+                opens += inner;
+                i = end;
+            }
+            Class::Open => {
                 depth += 1;
+                opens += 1;
                 i += 1;
             }
-            b')' | b']' | b'}' => {
+            Class::Close => {
                 depth = depth.checked_sub(1)?;
                 i += 1;
             }
-            b'\\' => {
+            Class::Backslash => {
                 // A continuation after code on the same line; one at a line's start continues
                 // the indentation, which the bound does not model.
                 let line_start = b[..i]
@@ -69,13 +79,89 @@ pub fn bound(text: &str) -> Option<Bound> {
                 }
                 i += 2;
             }
-            b' ' | b'\t' | 0x21..=0x7e => i += 1,
-            _ => return None,
+            Class::Unmodelled => return None,
         }
     }
-    measure(&b[segment_start..], &mut found);
+    end_segment(&b[segment_start..], opens, &mut found);
     Some(found)
 }
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Plain,
+    Newline,
+    Hash,
+    Quote,
+    Open,
+    Close,
+    Backslash,
+    Unmodelled,
+}
+
+/// How the scan treats each byte outside strings and comments.
+const CODE: [Class; 256] = {
+    let mut t = [Class::Unmodelled; 256];
+    let mut c = 0x20;
+    while c < 0x7f {
+        t[c] = Class::Plain;
+        c += 1;
+    }
+    t[b'\t' as usize] = Class::Plain;
+    t[b'\n' as usize] = Class::Newline;
+    t[b'#' as usize] = Class::Hash;
+    t[b'"' as usize] = Class::Quote;
+    t[b'\'' as usize] = Class::Quote;
+    t[b'(' as usize] = Class::Open;
+    t[b'[' as usize] = Class::Open;
+    t[b'{' as usize] = Class::Open;
+    t[b')' as usize] = Class::Close;
+    t[b']' as usize] = Class::Close;
+    t[b'}' as usize] = Class::Close;
+    t[b'\\' as usize] = Class::Backslash;
+    t
+};
+
+/// Bytes that need a look inside a string literal: quotes, backslashes, braces, newlines and
+/// the bytes the scan does not model.
+const IN_STRING: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'"' as usize] = true;
+    t[b'\'' as usize] = true;
+    t[b'\\' as usize] = true;
+    t[b'{' as usize] = true;
+    t[b'}' as usize] = true;
+    t[b'\n' as usize] = true;
+    t[b'\r' as usize] = true;
+    t[0x0c] = true;
+    t[0] = true;
+    t
+};
+
+/// Skip a line's leading spaces and tabs from `start`, widening the indentation bound.
+fn leading_whitespace(b: &[u8], start: usize, found: &mut Bound) -> usize {
+    let mut i = start;
+    while i < b.len() && matches!(b[i], b' ' | b'\t') {
+        i += 1;
+    }
+    found.indent = found.indent.max(i - start);
+    i
+}
+
+/// Widen `found` by one stretch of whole lines between two certain logical-line ends, holding
+/// `opens` bracket tokens. Every counted token takes at least one byte, so a short stretch is
+/// bounded by its length; a long one by its punctuation bytes and words.
+fn end_segment(segment: &[u8], opens: usize, found: &mut Bound) {
+    found.brackets = found.brackets.max(opens);
+    let expression = if segment.len() < TIGHTEN_ABOVE {
+        1 + segment.len()
+    } else {
+        1 + tokens_at_most(segment)
+    };
+    found.expression = found.expression.max(expression);
+}
+
+/// Stretches at least this long are counted token by token rather than by length.
+const TIGHTEN_ABOVE: usize = 512;
 
 /// Skip a comment up to (not including) its newline.
 fn skip_comment(b: &[u8], start: usize) -> Option<usize> {
@@ -94,8 +180,9 @@ fn is_unmodelled(c: u8) -> bool {
     matches!(c, b'\r' | 0x0c | 0)
 }
 
-/// Skip the string literal whose opening quote is at `quote`; its prefix is the word before it.
-fn skip_string(b: &[u8], quote: usize) -> Option<usize> {
+/// Skip the string literal whose opening quote is at `quote` (its prefix is the word before it):
+/// the offset after it, and the brackets opened in its interpolations.
+fn skip_string(b: &[u8], quote: usize) -> Option<(usize, usize)> {
     let word_start = b[..quote]
         .iter()
         .rposition(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
@@ -112,8 +199,13 @@ fn skip_string(b: &[u8], quote: usize) -> Option<usize> {
     let q = b[quote];
     let triple = b.get(quote + 1) == Some(&q) && b.get(quote + 2) == Some(&q);
     let mut i = if triple { quote + 3 } else { quote + 1 };
+    let mut opens = 0usize;
     loop {
         let c = *b.get(i)?;
+        if !IN_STRING[usize::from(c)] {
+            i += 1;
+            continue;
+        }
         if is_unmodelled(c) {
             return None;
         }
@@ -130,10 +222,10 @@ fn skip_string(b: &[u8], quote: usize) -> Option<usize> {
             b'\n' if !triple => return None,
             c if c == q => {
                 if !triple {
-                    return Some(i + 1);
+                    return Some((i + 1, opens));
                 }
                 if b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q) {
-                    return Some(i + 3);
+                    return Some((i + 3, opens));
                 }
                 i += 1;
             }
@@ -141,7 +233,9 @@ fn skip_string(b: &[u8], quote: usize) -> Option<usize> {
                 if b.get(i + 1) == Some(&b'{') {
                     i += 2;
                 } else {
-                    i = skip_interpolation(b, i)?;
+                    let (end, inner) = skip_interpolation(b, i)?;
+                    opens += inner;
+                    i = end;
                 }
             }
             b'}' if interpolated => {
@@ -156,14 +250,19 @@ fn skip_string(b: &[u8], quote: usize) -> Option<usize> {
 }
 
 /// Skip an f-string interpolation `{…}` that holds no quote, backslash, comment or newline (the
-/// format spec included), with balanced brackets.
-fn skip_interpolation(b: &[u8], open: usize) -> Option<usize> {
+/// format spec included), with balanced brackets: the offset after it, and its bracket tokens
+/// (its own braces included).
+fn skip_interpolation(b: &[u8], open: usize) -> Option<(usize, usize)> {
     let mut depth = 0usize;
+    let mut opens = 1usize;
     let mut i = open + 1;
     loop {
         match *b.get(i)? {
-            b'(' | b'[' | b'{' => depth += 1,
-            b'}' if depth == 0 => return Some(i + 1),
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                opens += 1;
+            }
+            b'}' if depth == 0 => return Some((i + 1, opens)),
             b')' | b']' | b'}' => depth = depth.checked_sub(1)?,
             b'"' | b'\'' | b'\\' | b'#' | b'\n' | b'\r' | 0x0c | 0 => return None,
             _ => {}
@@ -185,48 +284,21 @@ fn is_prefix(word: &[u8]) -> bool {
     }
 }
 
-/// Widen `found` by one stretch of whole lines between two certain logical-line ends.
-fn measure(segment: &[u8], found: &mut Bound) {
-    let mut opens = 0usize;
-    let mut punctuation = 0usize;
-    let mut words = 0usize;
+/// At most how many bracket, operator and keyword tokens `segment` holds: each bracket or
+/// operator token holds a punctuation byte, and each keyword is a whole word.
+fn tokens_at_most(segment: &[u8]) -> usize {
+    let mut count = 0usize;
     let mut in_word = false;
-    let mut at_line_start = true;
-    let mut leading = 0usize;
     for &c in segment {
-        match c {
-            b' ' | b'\t' => {
-                in_word = false;
-                if at_line_start {
-                    leading += 1;
-                }
-            }
-            b'\n' => {
-                in_word = false;
-                found.indent = found.indent.max(leading);
-                at_line_start = true;
-                leading = 0;
-            }
-            c if c.is_ascii_alphanumeric() || c == b'_' => {
-                at_line_start = false;
-                if !in_word {
-                    words += 1;
-                    in_word = true;
-                }
-            }
-            c => {
-                at_line_start = false;
-                in_word = false;
-                punctuation += 1;
-                if matches!(c, b'(' | b'[' | b'{') {
-                    opens += 1;
-                }
-            }
+        let word = c.is_ascii_alphanumeric() || c == b'_';
+        if word {
+            count += usize::from(!in_word);
+        } else if !matches!(c, b' ' | b'\t' | b'\n') {
+            count += 1;
         }
+        in_word = word;
     }
-    found.indent = found.indent.max(leading);
-    found.brackets = found.brackets.max(opens);
-    found.expression = found.expression.max(1 + punctuation + words);
+    count
 }
 
 #[cfg(test)]
@@ -290,6 +362,7 @@ mod tests {
         );
         let text = std::fs::read_to_string(path).unwrap();
         let b = bound(&text).expect("the scan reads the Northstar script");
+        eprintln!("northstar bound {b:?}");
         assert!(
             b.indent <= 100 && b.brackets <= 200 && b.expression <= 3000,
             "{b:?}"
@@ -347,8 +420,76 @@ mod tests {
         "else", "é", "\r",
     ];
 
+    /// Mostly well-formed pieces, so that the scan usually reads the text and the bound is tested.
+    const CODE_PIECES: &[&str] = &[
+        "(a, b)",
+        "[1]",
+        "{x: y}",
+        "'s'",
+        "\"t\"",
+        "f\"{a}\"",
+        "f'{b:,.2f} {{c}}'",
+        r"rb'\x'",
+        "\"\"\"doc\nmore\"\"\"",
+        "'''x\n'''",
+        "\n",
+        "\n    ",
+        "\n\t",
+        "# c (",
+        "x = ",
+        "if a:",
+        "not ",
+        "+",
+        "-",
+        "lambda: ",
+        " \\\n",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        "a.b",
+        "f(x)",
+        "f'{(a, [b])}'",
+        "F\"\"\"{x}\n\"\"\"",
+        "u'('",
+        " ",
+        "1if x else 2",
+    ];
+
+    #[test]
+    fn code_like_text_is_mostly_read_by_the_scan() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut read = 0;
+        for _ in 0..1000 {
+            let mut text = String::new();
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            for _ in 0..(seed >> 33) % 40 {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let piece = CODE_PIECES[(seed >> 33) as usize % CODE_PIECES.len()];
+                // Keep brackets balanced enough that most texts are read.
+                if !matches!(piece, ")" | "]" | "}") {
+                    text.push_str(piece);
+                }
+            }
+            read += usize::from(bound(&text).is_some());
+            assert_bounds(&text);
+        }
+        assert!(read > 500, "only {read} of 1000 read");
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        #[test]
+        fn the_bound_is_never_below_what_the_lexer_counts_in_code_like_text(
+            pieces in proptest::collection::vec(0..CODE_PIECES.len(), 0..120)
+        ) {
+            let text: String = pieces.iter().map(|&i| CODE_PIECES[i]).collect();
+            assert_bounds(&text);
+        }
 
         #[test]
         fn the_bound_is_never_below_what_the_lexer_counts(
