@@ -165,15 +165,40 @@ pub fn is_url(token: &str) -> bool {
     token.contains("://") || starts(b"www.") || starts(b"mailto:") || starts(b"data:")
 }
 
-const STRIP: &[char] = &[
-    '`', '"', '\'', '(', ')', '[', ']', '{', '}', '<', '>', ',', ';', ':', '!', '?', '.', '*', '“',
-    '”', '‘', '’', '«', '»',
-];
+/// Punctuation trimmed from a token's ends before it is read as a URL or file name.
+fn strip(c: char) -> bool {
+    matches!(
+        c,
+        '`' | '"'
+            | '\''
+            | '('
+            | ')'
+            | '['
+            | ']'
+            | '{'
+            | '}'
+            | '<'
+            | '>'
+            | ','
+            | ';'
+            | ':'
+            | '!'
+            | '?'
+            | '.'
+            | '*'
+            | '“'
+            | '”'
+            | '‘'
+            | '’'
+            | '«'
+            | '»'
+    )
+}
 
 /// Spans of URL tokens, which other scanners mask.
 pub fn urls(text: &str) -> Vec<(usize, usize)> {
     tokens(text)
-        .filter(|(s, e)| is_url(text[*s..*e].trim_start_matches(STRIP)))
+        .filter(|(s, e)| is_url(text[*s..*e].trim_start_matches(strip)))
         .collect()
 }
 
@@ -200,11 +225,11 @@ pub fn files(text: &str, extensions: &[String]) -> Vec<FileMention> {
     let mut out = Vec::new();
     for (s, e) in tokens(text) {
         let raw = &text[s..e];
-        if is_url(raw.trim_start_matches(STRIP)) {
+        if is_url(raw.trim_start_matches(strip)) {
             continue;
         }
-        let lead = raw.len() - raw.trim_start_matches(STRIP).len();
-        let name = raw.trim_matches(STRIP);
+        let lead = raw.len() - raw.trim_start_matches(strip).len();
+        let name = raw.trim_matches(strip);
         if name.is_empty() || !has_extension(name, extensions) {
             continue;
         }
