@@ -329,9 +329,8 @@ mod tests {
                     found.brackets = found.brackets.max(counters.len() - 1);
                 }
                 TokenKind::Rpar | TokenKind::Rsqb | TokenKind::Rbrace => {
-                    if counters.len() > 1 {
-                        counters.pop();
-                    }
+                    // Pop, but never the line's own level.
+                    counters.truncate(counters.len().max(2) - 1);
                 }
                 TokenKind::Comma => *counters.last_mut().unwrap() = 0,
                 k if k.is_operator() || k.is_keyword() => {
