@@ -4,7 +4,7 @@
 //! case-insensitively, except the topic's case-sensitive terms (`AR`, `SBC`).
 
 use super::parse::{BlockKind, Doc};
-use super::vocabulary::{contains_term, words};
+use super::vocabulary::contains_term;
 use super::Scan;
 use crate::checks::Context;
 use crate::report::Finding;
@@ -18,15 +18,15 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
             if !matches!(b.kind, BlockKind::Paragraph | BlockKind::ListItem) {
                 continue;
             }
-            let ws = words(&s.masked);
+            let ws = &s.words;
             let hit = topic
                 .terms
                 .iter()
-                .any(|t| contains_term(&s.masked, &ws, t, false))
+                .any(|t| contains_term(&s.masked, ws, t, false))
                 || topic
                     .case_sensitive_terms
                     .iter()
-                    .any(|t| contains_term(&s.masked, &ws, t, true));
+                    .any(|t| contains_term(&s.masked, ws, t, true));
             if !hit {
                 continue;
             }

@@ -21,6 +21,7 @@ use crate::numbers::{Printed, Scale};
 use crate::report::registry::CheckDef;
 use crate::report::{Family, Finding, Location};
 use parse::{Block, BlockKind, Doc};
+use vocabulary::Word;
 use years::{FileMention, YearMention};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Memo;
@@ -74,6 +75,8 @@ pub struct Scan {
     pub link_years: Vec<(i32, usize)>,
     /// The text with file names, URLs and years blanked (same byte offsets), for numbers and names.
     pub masked: String,
+    /// The words of `masked`, in text order.
+    pub words: Vec<Word>,
 }
 
 pub fn scan(block: &Block, extensions: &[String]) -> Scan {
@@ -95,12 +98,14 @@ pub fn scan(block: &Block, extensions: &[String]) -> Scan {
             link_years.extend(years::years(&l.dest).into_iter().map(|y| (y.year, l.line)));
         }
     }
+    let words = vocabulary::words(&masked);
     Scan {
         files,
         years,
         link_files,
         link_years,
         masked,
+        words,
     }
 }
 

@@ -12,7 +12,7 @@ use super::kpi::{cells, entity_for_label, variants};
 use super::numbers::{numbers, NumberMention, Unit};
 use super::parse::{BlockKind, Doc};
 use super::sections::numbering_len;
-use super::vocabulary::{words, Entity, Vocabulary};
+use super::vocabulary::{Entity, Vocabulary};
 use super::{quote, sentences, Scan};
 use crate::checks::metrics::MetricsReading;
 use crate::checks::Context;
@@ -185,7 +185,7 @@ pub fn check(
             continue;
         }
         let text = &scan.masked;
-        let all_words = words(text);
+        let all_words = &scan.words;
         // A heading's own numbering (`3.`, `Section 2:`) is not a figure.
         let skip_before = if block.kind == BlockKind::Heading {
             numbering_len(text)

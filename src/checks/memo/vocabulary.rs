@@ -167,15 +167,18 @@ pub fn contains_term(text: &str, words: &[Word], term: &str, case_sensitive: boo
     if tw.is_empty() {
         return false;
     }
-    words.windows(tw.len()).any(|win| {
-        win.iter().zip(&tw).all(|(w, t)| {
-            if case_sensitive {
-                &text[w.start..w.end] == *t
-            } else {
-                w.lower == t.to_lowercase()
-            }
+    if case_sensitive {
+        words.windows(tw.len()).any(|win| {
+            win.iter()
+                .zip(&tw)
+                .all(|(w, t)| &text[w.start..w.end] == *t)
         })
-    })
+    } else {
+        let lower: Vec<String> = tw.iter().map(|t| t.to_lowercase()).collect();
+        words
+            .windows(tw.len())
+            .any(|win| win.iter().zip(&lower).all(|(w, t)| w.lower == *t))
+    }
 }
 
 #[cfg(test)]

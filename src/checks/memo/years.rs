@@ -156,22 +156,49 @@ pub struct FileMention {
 
 /// Whether a token is a URL (or another scheme-qualified reference), which is never a file name.
 pub fn is_url(token: &str) -> bool {
-    let lower = token.to_ascii_lowercase();
-    lower.contains("://")
-        || lower.starts_with("www.")
-        || lower.starts_with("mailto:")
-        || lower.starts_with("data:")
+    let starts = |p: &[u8]| {
+        token
+            .as_bytes()
+            .get(..p.len())
+            .is_some_and(|t| t.eq_ignore_ascii_case(p))
+    };
+    token.contains("://") || starts(b"www.") || starts(b"mailto:") || starts(b"data:")
 }
 
-const STRIP: &[char] = &[
-    '`', '"', '\'', '(', ')', '[', ']', '{', '}', '<', '>', ',', ';', ':', '!', '?', '.', '*', '“',
-    '”', '‘', '’', '«', '»',
-];
+/// Punctuation trimmed from a token's ends before it is read as a URL or file name.
+fn strip(c: char) -> bool {
+    matches!(
+        c,
+        '`' | '"'
+            | '\''
+            | '('
+            | ')'
+            | '['
+            | ']'
+            | '{'
+            | '}'
+            | '<'
+            | '>'
+            | ','
+            | ';'
+            | ':'
+            | '!'
+            | '?'
+            | '.'
+            | '*'
+            | '“'
+            | '”'
+            | '‘'
+            | '’'
+            | '«'
+            | '»'
+    )
+}
 
 /// Spans of URL tokens, which other scanners mask.
 pub fn urls(text: &str) -> Vec<(usize, usize)> {
     tokens(text)
-        .filter(|(s, e)| is_url(text[*s..*e].trim_start_matches(STRIP)))
+        .filter(|(s, e)| is_url(text[*s..*e].trim_start_matches(strip)))
         .collect()
 }
 
@@ -198,11 +225,11 @@ pub fn files(text: &str, extensions: &[String]) -> Vec<FileMention> {
     let mut out = Vec::new();
     for (s, e) in tokens(text) {
         let raw = &text[s..e];
-        if is_url(raw.trim_start_matches(STRIP)) {
+        if is_url(raw.trim_start_matches(strip)) {
             continue;
         }
-        let lead = raw.len() - raw.trim_start_matches(STRIP).len();
-        let name = raw.trim_matches(STRIP);
+        let lead = raw.len() - raw.trim_start_matches(strip).len();
+        let name = raw.trim_matches(strip);
         if name.is_empty() || !has_extension(name, extensions) {
             continue;
         }
@@ -236,11 +263,16 @@ pub fn file_in_destination(dest: &str, extensions: &[String]) -> Option<String> 
 }
 
 fn has_extension(name: &str, extensions: &[String]) -> bool {
-    let lower = name.to_ascii_lowercase();
+    // As `name.to_ascii_lowercase()` ends with `.` and `e`, without the lowercase copy.
+    let name = name.as_bytes();
     extensions.iter().any(|e| {
-        lower.len() > e.len() + 1
-            && lower.ends_with(e.as_str())
-            && lower[..lower.len() - e.len()].ends_with('.')
+        let e = e.as_bytes();
+        name.len() > e.len() + 1
+            && name[name.len() - e.len()..]
+                .iter()
+                .zip(e)
+                .all(|(n, e)| n.to_ascii_lowercase() == *e)
+            && name[name.len() - e.len() - 1] == b'.'
     })
 }
 

@@ -7,6 +7,7 @@
 //! `[script]` section and [`stdlib`]. Comments and strings are never code here: a comment
 //! `# import socket` or a string `"subprocess"` is not an import.
 
+mod bound;
 pub mod python;
 pub mod stdlib;
 

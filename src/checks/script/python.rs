@@ -24,6 +24,7 @@ use ruff_python_ast::{
 use ruff_python_parser::lexer::lex;
 use ruff_python_parser::{parse_unchecked, Mode, ParseOptions};
 use ruff_text_size::{Ranged, TextRange, TextSize};
+use std::cell::Cell;
 use std::collections::HashSet;
 
 /// CPython 3.12 refuses deeper parenthesis nesting ("too many nested parentheses").
@@ -33,8 +34,15 @@ const MAX_INDENT_DEPTH: usize = 100;
 /// CPython 3.12 fails to compile expressions nested this deep (RecursionError or "Parser stack
 /// overflowed"); measured with 3.12.1, which already fails somewhere between 1000 and 3000.
 const MAX_EXPRESSION_DEPTH: usize = 3000;
-/// The stack the parse and walk run on; the nesting bounds keep the recursion well inside it.
+/// The stack the parse and walk run on when the caller's has too little room; the nesting bounds
+/// keep the recursion well inside it.
 const STACK_BYTES: usize = 64 << 20;
+/// Stack the parse and walk need besides their recursion (ruff's parser grows its own stack).
+pub(super) const STACK_BASE_BYTES: usize = 256 << 10;
+/// Stack the walk and the AST's drop need per unit of the nesting bound (at most one AST level per
+/// unit; debug builds measured about 1.7 KiB per level, so this is more than twice that; see
+/// `deep_nesting_fits_the_stack_estimate`).
+pub(super) const STACK_BYTES_PER_LEVEL: usize = 4 << 10;
 /// Offending text is shown up to this many characters.
 const SHOWN_CHARS: usize = 120;
 
@@ -136,29 +144,38 @@ pub enum Reading {
 /// Parse `text` as Python `version` (`"3.12"`) and collect its facts.
 pub fn read(text: &str, version: &str) -> Reading {
     let lines = LineIndex::new(text);
-    if let Some(problem) = nesting_problem(text, &lines) {
-        return Reading::Invalid(vec![problem]);
+    // The byte-level bound proves most scripts far from every nesting limit; only the others pay
+    // for the exact token-level check (a second full lex).
+    let bound = super::bound::bound(text).filter(|b| {
+        b.indent <= MAX_INDENT_DEPTH
+            && b.brackets <= MAX_BRACKET_DEPTH
+            && b.expression <= MAX_EXPRESSION_DEPTH
+    });
+    if bound.is_none() {
+        if let Some(problem) = nesting_problem(text, &lines) {
+            return Reading::Invalid(vec![problem]);
+        }
     }
     let target = parse_version(version);
     // The nesting bound keeps recursion shallow, but the AST walk and its drop still recurse
-    // once per level: run them on a stack of known size rather than the caller's.
+    // once per level: run them where the stack has room for the deepest nesting the bound
+    // allows (the caller's stack when it has, else a fresh one). A panic is a failed parse.
+    let levels = bound.map_or(MAX_EXPRESSION_DEPTH + MAX_INDENT_DEPTH, |b| {
+        b.expression + b.indent
+    });
+    let red_zone = STACK_BASE_BYTES + levels * STACK_BYTES_PER_LEVEL;
     let run = || read_bounded(text, target, &lines);
-    std::thread::scope(|s| {
-        match std::thread::Builder::new()
-            .stack_size(STACK_BYTES)
-            .spawn_scoped(s, run)
-        {
-            Ok(handle) => handle.join().unwrap_or_else(|_| {
-                Reading::Invalid(vec![SyntaxProblem {
-                    at: Span {
-                        line: 1,
-                        text: String::new(),
-                    },
-                    message: "the Python parser failed on this script".into(),
-                }])
-            }),
-            Err(_) => read_bounded(text, target, &lines),
-        }
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        stacker::maybe_grow(red_zone, STACK_BYTES.max(2 * red_zone), run)
+    }))
+    .unwrap_or_else(|_| {
+        Reading::Invalid(vec![SyntaxProblem {
+            at: Span {
+                line: 1,
+                text: String::new(),
+            },
+            message: "the Python parser failed on this script".into(),
+        }])
     })
 }
 
@@ -201,27 +218,41 @@ fn read_bounded(text: &str, target: PythonVersion, lines: &LineIndex) -> Reading
     };
     let body = &module.body;
 
-    // Bindings first: uses may come before the import in the text (function bodies).
-    let mut bindings = Bindings::default();
-    for _ in 0..4 {
-        let before = bindings.size();
-        let mut pass = BindingPass { b: &mut bindings };
-        pass.visit_body(body);
-        if bindings.size() == before {
-            break;
-        }
-    }
-    let mut facts = FactPass {
+    // Bindings first: uses may come before the import in the text (function bodies). The first
+    // walk binds and collects together; its facts stand when no binding was added after its set
+    // was consulted (then every lookup saw the final bindings, and another binding walk would add
+    // nothing). Otherwise the bindings walk on alone, up to four walks in all, and the facts are
+    // collected again with the final ones.
+    let mut walk = Walk {
         text,
         lines,
-        b: &bindings,
+        b: Bindings::default(),
+        bind: true,
+        collect: true,
         script: Script {
             version_problems,
             ..Script::default()
         },
     };
-    facts.visit_body(body);
-    Reading::Valid(facts.script)
+    walk.visit_body(body);
+    if walk.b.unsettled {
+        walk.collect = false;
+        for _ in 1..4 {
+            let before = walk.b.size();
+            walk.visit_body(body);
+            if walk.b.size() == before {
+                break;
+            }
+        }
+        walk.bind = false;
+        walk.collect = true;
+        walk.script = Script {
+            version_problems: std::mem::take(&mut walk.script.version_problems),
+            ..Script::default()
+        };
+        walk.visit_body(body);
+    }
+    Reading::Valid(walk.script)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -360,7 +391,7 @@ impl LineIndex {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Pass 1: which names are bound to `os`, to `importlib`, or to `import_module`.
+// Bindings: which names are bound to `os`, to `importlib`, or to `import_module`.
 
 #[derive(Default)]
 struct Bindings {
@@ -369,17 +400,63 @@ struct Bindings {
     import_module: HashSet<String>,
     /// `from os import *` somewhere.
     os_star: bool,
+    /// Which of the above were consulted since the walk began (bits [`OS`], …).
+    asked: Cell<u8>,
+    /// A binding was added after its set was consulted on this walk.
+    unsettled: bool,
 }
+
+const OS: u8 = 1;
+const IMPORTLIB: u8 = 2;
+const IMPORT_MODULE: u8 = 4;
+const OS_STAR: u8 = 8;
 
 impl Bindings {
     fn size(&self) -> usize {
         self.os.len() + self.importlib.len() + self.import_module.len() + usize::from(self.os_star)
     }
 
+    fn set(&self, which: u8) -> &HashSet<String> {
+        match which {
+            OS => &self.os,
+            IMPORTLIB => &self.importlib,
+            _ => &self.import_module,
+        }
+    }
+
+    /// Whether `name` is bound in set `which` ([`OS`], [`IMPORTLIB`] or [`IMPORT_MODULE`]).
+    fn has(&self, which: u8, name: &str) -> bool {
+        self.asked.set(self.asked.get() | which);
+        self.set(which).contains(name)
+    }
+
+    fn add(&mut self, which: u8, name: &str) {
+        if self.set(which).contains(name) {
+            return;
+        }
+        self.unsettled |= self.asked.get() & which != 0;
+        let set = match which {
+            OS => &mut self.os,
+            IMPORTLIB => &mut self.importlib,
+            _ => &mut self.import_module,
+        };
+        set.insert(name.to_string());
+    }
+
+    fn os_star(&self) -> bool {
+        self.asked.set(self.asked.get() | OS_STAR);
+        self.os_star
+    }
+
+    fn add_os_star(&mut self) {
+        self.unsettled |= !self.os_star && self.asked.get() & OS_STAR != 0;
+        self.os_star = true;
+    }
+
     /// Whether `expr` evaluates to the `os` module (as far as names tell).
     fn is_os(&self, expr: &Expr) -> bool {
         match expr {
-            Expr::Name(n) => self.os.contains(n.id.as_str()),
+            Expr::Name(n) => self.has(OS, n.id.as_str()),
             Expr::Call(call) => match self.import_call(call) {
                 Some((_, Some(Expr::StringLiteral(s)))) => {
                     OS_MODULES.contains(&join_string(s).as_str())
@@ -394,11 +471,11 @@ impl Bindings {
     fn import_call<'e>(&self, call: &'e ExprCall) -> Option<(ImportForm, Option<&'e Expr>)> {
         let form = match call.func.as_ref() {
             Expr::Name(n) if n.id.as_str() == "__import__" => ImportForm::DunderImport,
-            Expr::Name(n) if self.import_module.contains(n.id.as_str()) => ImportForm::ImportModule,
+            Expr::Name(n) if self.has(IMPORT_MODULE, n.id.as_str()) => ImportForm::ImportModule,
             Expr::Attribute(a) if a.attr.id.as_str() == "__import__" => ImportForm::DunderImport,
             Expr::Attribute(ExprAttribute { value, attr, .. })
                 if attr.id.as_str() == "import_module"
-                    && matches!(value.as_ref(), Expr::Name(n) if self.importlib.contains(n.id.as_str())) =>
+                    && matches!(value.as_ref(), Expr::Name(n) if self.has(IMPORTLIB, n.id.as_str())) =>
             {
                 ImportForm::ImportModule
             }
@@ -415,12 +492,8 @@ impl Bindings {
     }
 }
 
-struct BindingPass<'b> {
-    b: &'b mut Bindings,
-}
-
-impl<'a> Visitor<'a> for BindingPass<'_> {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+impl Walk<'_> {
+    fn bind_stmt(&mut self, stmt: &Stmt) {
         match stmt {
             Stmt::Import(import) => {
                 for alias in &import.names {
@@ -440,58 +513,80 @@ impl<'a> Visitor<'a> for BindingPass<'_> {
                     let name = alias.name.id.as_str();
                     let bound = alias.asname.as_ref().map(|a| a.id.as_str()).unwrap_or(name);
                     if OS_MODULES.contains(&module) && name == "*" {
-                        self.b.os_star = true;
+                        self.b.add_os_star();
                     }
                     if module == "importlib" && name == "import_module" {
-                        self.b.import_module.insert(bound.to_string());
+                        self.b.add(IMPORT_MODULE, bound);
                     }
                 }
             }
             Stmt::Assign(assign) if self.b.is_os(&assign.value) => {
                 for target in &assign.targets {
                     if let Expr::Name(n) = target {
-                        self.b.os.insert(n.id.to_string());
+                        self.b.add(OS, n.id.as_str());
                     }
                 }
             }
             _ => {}
         }
-        walk_stmt(self, stmt);
     }
 
-    fn visit_expr(&mut self, expr: &'a Expr) {
+    fn bind_expr(&mut self, expr: &Expr) {
         if let Expr::Named(named) = expr {
             if let Expr::Name(n) = named.target.as_ref() {
                 if self.b.is_os(&named.value) {
-                    self.b.os.insert(n.id.to_string());
+                    self.b.add(OS, n.id.as_str());
                 }
             }
         }
-        walk_expr(self, expr);
     }
-}
 
-impl BindingPass<'_> {
     fn bind_module(&mut self, module: &str, bound: &str) {
         if OS_MODULES.contains(&module) {
-            self.b.os.insert(bound.to_string());
+            self.b.add(OS, bound);
         } else if module == "importlib" {
-            self.b.importlib.insert(bound.to_string());
+            self.b.add(IMPORTLIB, bound);
         }
     }
 }
 
 // ---------------------------------------------------------------------------------------------
-// Pass 2: the facts.
+// The walk: bindings and facts.
 
-struct FactPass<'t> {
+struct Walk<'t> {
     text: &'t str,
     lines: &'t LineIndex,
-    b: &'t Bindings,
+    b: Bindings,
+    /// Add bindings on this walk.
+    bind: bool,
+    /// Collect the facts on this walk.
+    collect: bool,
     script: Script,
 }
 
-impl FactPass<'_> {
+impl<'a> Visitor<'a> for Walk<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if self.bind {
+            self.bind_stmt(stmt);
+        }
+        if self.collect {
+            self.fact_stmt(stmt);
+        }
+        walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if self.bind {
+            self.bind_expr(expr);
+        }
+        if self.collect {
+            self.fact_expr(expr);
+        }
+        walk_expr(self, expr);
+    }
+}
+
+impl Walk<'_> {
     fn span(&self, range: TextRange) -> Span {
         self.lines.span(self.text, range)
     }
@@ -548,8 +643,8 @@ impl FactPass<'_> {
     }
 }
 
-impl<'a> Visitor<'a> for FactPass<'_> {
-    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+impl Walk<'_> {
+    fn fact_stmt(&mut self, stmt: &Stmt) {
         match stmt {
             Stmt::Import(import) => {
                 for alias in &import.names {
@@ -589,15 +684,14 @@ impl<'a> Visitor<'a> for FactPass<'_> {
             }
             _ => {}
         }
-        walk_stmt(self, stmt);
     }
 
-    fn visit_expr(&mut self, expr: &'a Expr) {
+    fn fact_expr(&mut self, expr: &Expr) {
         match expr {
             Expr::Attribute(a) if self.b.is_os(&a.value) => {
                 self.os_reference(a.attr.id.as_str(), OsVia::Attribute, a.range());
             }
-            Expr::Name(n) if self.b.os_star => {
+            Expr::Name(n) if self.b.os_star() => {
                 self.os_reference(n.id.as_str(), OsVia::StarImport, n.range());
             }
             Expr::Call(call) => {
@@ -653,7 +747,6 @@ impl<'a> Visitor<'a> for FactPass<'_> {
             }
             _ => {}
         }
-        walk_expr(self, expr);
     }
 }
 

@@ -117,6 +117,33 @@ fn indentation_beyond_cpythons_limit_is_a_syntax_error() {
     );
 }
 
+#[test]
+fn deep_nesting_fits_the_stack_estimate() {
+    // The deepest ASTs per unit of the byte bound: one unary operator or keyword per level.
+    for text in [
+        format!("x = {}1\n", "-".repeat(2990)),
+        format!("x = {}y\n", "not ".repeat(1490)),
+        format!("x = {}y\n", "lambda: ".repeat(995)),
+        format!("x = a{}\n", ".b".repeat(1490)),
+    ] {
+        let b = super::bound::bound(&text).expect("the scan reads it");
+        let red_zone =
+            python::STACK_BASE_BYTES + (b.expression + b.indent) * python::STACK_BYTES_PER_LEVEL;
+        // A thread just big enough that `read` stays on it rather than growing a new stack.
+        let stack = red_zone + (256 << 10);
+        let valid = std::thread::Builder::new()
+            .stack_size(stack)
+            .spawn(move || {
+                assert!(stacker::remaining_stack().is_some_and(|r| r >= red_zone));
+                matches!(python::read(&text, "3.12"), python::Reading::Valid(_))
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(valid);
+    }
+}
+
 // --- imports of every form ------------------------------------------------------------------
 
 #[test]
@@ -342,6 +369,51 @@ fn os_process_calls_fail_in_every_form() {
     ] {
         fails(src, "script.network_or_process", line);
     }
+}
+
+#[test]
+fn bindings_made_after_their_use_still_count() {
+    // Each needs more than one walk: the binding comes after a lookup of its name.
+    for (src, id, line) in [
+        (
+            "def f():\n    o.system('ls')\no = os\nimport os\n",
+            "script.network_or_process",
+            2,
+        ),
+        (
+            "def f():\n    p.fork()\np = o\no = os\nimport os\n",
+            "script.network_or_process",
+            2,
+        ),
+        (
+            "def f():\n    system('ls')\nfrom os import *\n",
+            "script.network_or_process",
+            2,
+        ),
+        (
+            "def f():\n    im('socket')\nfrom importlib import import_module as im\n",
+            "script.network_or_process",
+            2,
+        ),
+        (
+            "def f():\n    il.import_module('yaml')\nimport importlib as il\n",
+            "script.non_stdlib_import",
+            2,
+        ),
+        (
+            "def f():\n    q.popen('ls')\n    (q := o)\no = os\nimport os\n",
+            "script.network_or_process",
+            2,
+        ),
+    ] {
+        fails(src, id, line);
+    }
+    // A chain longer than the four binding walks is followed no further.
+    let got = found("def f():\n    d.system('ls')\nd = c\nc = b\nb = a\na = os\nimport os\n");
+    assert!(
+        !got.contains(&(Status::Fail, "script.network_or_process", Some(2))),
+        "{got:?}"
+    );
 }
 
 #[test]
