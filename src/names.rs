@@ -60,6 +60,22 @@ pub fn percent_hint(raw: &str) -> bool {
         .any(|t| matches!(t, "pct" | "perc" | "percent"))
 }
 
+/// The base name of a path (`/` or `\\` separated) with one leading `<hex>-` upload prefix
+/// removed (hex digits only): how the manifest, the memo and the run name an uploaded file.
+pub fn upload_base_name(name: &str) -> &str {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    match base.split_once('-') {
+        Some((prefix, rest))
+            if !prefix.is_empty()
+                && !rest.is_empty()
+                && prefix.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            rest
+        }
+        _ => base,
+    }
+}
+
 /// The folded tokens of a name (split on `_`).
 pub fn tokens(folded: &str) -> impl Iterator<Item = &str> {
     folded.split('_').filter(|t| !t.is_empty())

@@ -28,20 +28,7 @@ pub struct ManifestReading {
     pub year_range: Option<(i32, i32)>,
 }
 
-/// The base name of a path with a leading `<hex>-` upload prefix removed.
-pub fn upload_base_name(name: &str) -> &str {
-    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    match base.split_once('-') {
-        Some((prefix, rest))
-            if !prefix.is_empty()
-                && !rest.is_empty()
-                && prefix.bytes().all(|b| b.is_ascii_hexdigit()) =>
-        {
-            rest
-        }
-        _ => base,
-    }
-}
+pub use crate::names::upload_base_name;
 
 /// Read `year_range` in any of its accepted shapes.
 pub fn parse_year_range(v: &Value) -> Option<(i32, i32)> {

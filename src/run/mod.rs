@@ -13,7 +13,7 @@ pub mod record;
 pub mod wire;
 
 use crate::bundle::{sha256_hex, Bundle};
-use crate::checks::manifest::upload_base_name;
+use crate::names::upload_base_name;
 use crate::report::Report;
 use crate::source::Statements;
 use crate::spec::Spec;

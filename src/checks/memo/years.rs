@@ -278,17 +278,7 @@ fn has_extension(name: &str, extensions: &[String]) -> bool {
 
 /// The base name a citation refers to: the last path component, without a `<hex>-` upload prefix.
 pub fn base_name(name: &str) -> &str {
-    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    match base.split_once('-') {
-        Some((prefix, rest))
-            if !prefix.is_empty()
-                && !rest.is_empty()
-                && prefix.bytes().all(|b| b.is_ascii_hexdigit()) =>
-        {
-            rest
-        }
-        _ => base,
-    }
+    crate::names::upload_base_name(name)
 }
 
 #[cfg(test)]
