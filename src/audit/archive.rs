@@ -35,6 +35,38 @@ pub struct Contents {
     pub skipped: Vec<String>,
 }
 
+impl Contents {
+    /// Admit one entry: only a regular file with a safe relative path, within the budget; any
+    /// other entry is skipped with the reason (and still counts towards the entry limit).
+    fn admit(
+        &mut self,
+        budget: &mut Budget,
+        raw: &str,
+        regular: bool,
+        reader: impl Read,
+    ) -> Result<(), String> {
+        if !regular {
+            budget.entries += 1;
+            self.skipped.push(format!("`{raw}` is not a regular file"));
+            return Ok(());
+        }
+        let Some(path) = safe_entry_path(raw) else {
+            budget.entries += 1;
+            self.skipped
+                .push(format!("`{raw}` has an absolute path or `..`"));
+            return Ok(());
+        };
+        match budget.take(reader, &path)? {
+            Some(b) => self.files.push((path, b)),
+            None => self.skipped.push(format!(
+                "`{path}` is larger than {} bytes",
+                budget.limits.max_entry_bytes
+            )),
+        }
+        Ok(())
+    }
+}
+
 /// Normalise an entry name: forward slashes, no leading `./`; `None` for absolute paths and
 /// `..` components.
 pub fn safe_entry_path(name: &str) -> Option<String> {
@@ -122,22 +154,8 @@ fn read_zip(bytes: &[u8], limits: ArchiveLimits) -> Result<Contents, String> {
         if entry.is_dir() {
             continue;
         }
-        if entry.is_symlink() || !entry.is_file() {
-            out.skipped.push(format!("`{raw}` is not a regular file"));
-            continue;
-        }
-        let Some(path) = safe_entry_path(&raw) else {
-            out.skipped
-                .push(format!("`{raw}` has an absolute path or `..`"));
-            continue;
-        };
-        match budget.take(entry, &path)? {
-            Some(b) => out.files.push((path, b)),
-            None => out.skipped.push(format!(
-                "`{path}` is larger than {} bytes",
-                limits.max_entry_bytes
-            )),
-        }
+        let regular = entry.is_file() && !entry.is_symlink();
+        out.admit(&mut budget, &raw, regular, entry)?;
     }
     Ok(out)
 }
@@ -195,24 +213,7 @@ fn read_tar_gz(bytes: &[u8], limits: ArchiveLimits) -> Result<Contents, String> 
             budget.entries += 1;
             continue;
         }
-        if !kind.is_file() {
-            budget.entries += 1;
-            out.skipped.push(format!("`{raw}` is not a regular file"));
-            continue;
-        }
-        let Some(path) = safe_entry_path(&raw) else {
-            budget.entries += 1;
-            out.skipped
-                .push(format!("`{raw}` has an absolute path or `..`"));
-            continue;
-        };
-        match budget.take(entry, &path)? {
-            Some(b) => out.files.push((path, b)),
-            None => out.skipped.push(format!(
-                "`{path}` is larger than {} bytes",
-                limits.max_entry_bytes
-            )),
-        }
+        out.admit(&mut budget, &raw, kind.is_file(), entry)?;
     }
     Ok(out)
 }
