@@ -20,6 +20,8 @@ pub enum SandboxError {
     Missing,
     #[error("cannot start bubblewrap: {0}")]
     Spawn(String),
+    #[error("bubblewrap is installed but cannot create a sandbox here ({0}); nothing is ever run unsandboxed")]
+    Unusable(String),
 }
 
 /// How a command ended.
@@ -48,6 +50,33 @@ impl Sandbox {
         find_on_path("bwrap")
             .map(|bwrap| Sandbox { bwrap })
             .ok_or(SandboxError::Missing)
+    }
+
+    /// Find `bwrap` and check that it can actually create a namespace sandbox here (it cannot,
+    /// for instance, where user namespaces are disabled).
+    pub fn locate_working() -> Result<Sandbox, SandboxError> {
+        let sandbox = Sandbox::locate()?;
+        let out = std::process::Command::new(&sandbox.bwrap)
+            .args([
+                "--unshare-all",
+                "--die-with-parent",
+                "--ro-bind",
+                "/",
+                "/",
+                "--tmpfs",
+                "/tmp",
+                "true",
+            ])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| SandboxError::Spawn(e.to_string()))?;
+        if out.status.success() {
+            Ok(sandbox)
+        } else {
+            Err(SandboxError::Unusable(
+                String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            ))
+        }
     }
 
     /// The located `bwrap` (for `vouch verify --reexecute`'s stricter jail).
@@ -133,7 +162,7 @@ mod tests {
     use super::*;
 
     fn sandbox() -> Option<Sandbox> {
-        match Sandbox::locate() {
+        match Sandbox::locate_working() {
             Ok(s) => Some(s),
             Err(e) => {
                 eprintln!("skipped: {e}");

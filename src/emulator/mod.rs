@@ -164,7 +164,7 @@ impl Emulator {
             shared: Arc::new(Shared {
                 state: Mutex::new(Store::default()),
                 faults: Mutex::new(faults),
-                sandbox: Sandbox::locate().ok(),
+                sandbox: Sandbox::locate_working().ok(),
                 config,
                 root,
             }),

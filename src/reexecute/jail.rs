@@ -97,8 +97,8 @@ pub struct Jail {
 impl Jail {
     /// Find `bwrap` and a system python3; never falls back to an unsandboxed run.
     pub fn locate() -> Result<Jail, JailError> {
-        let sandbox =
-            crate::sandbox::Sandbox::locate().map_err(|e| JailError::Unavailable(e.to_string()))?;
+        let sandbox = crate::sandbox::Sandbox::locate_working()
+            .map_err(|e| JailError::Unavailable(e.to_string()))?;
         let python = PYTHON_DIRS
             .iter()
             .map(|d| Path::new(d).join("python3"))

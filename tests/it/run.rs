@@ -131,19 +131,9 @@ impl Drop for Emu {
 fn bwrap_available() -> bool {
     static PROBE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     let probe = PROBE.get_or_init(|| {
-        let out = Command::new("bwrap")
-            .args(["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/"])
-            .args(["--tmpfs", "/tmp", "true"])
-            .output()
-            .map_err(|e| format!("bubblewrap (`bwrap`) is not installed ({e})"))?;
-        if out.status.success() {
-            Ok(())
-        } else {
-            Err(format!(
-                "bubblewrap cannot create a sandbox here: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ))
-        }
+        vouch::sandbox::Sandbox::locate_working()
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     });
     match probe {
         Ok(()) => true,
