@@ -10,6 +10,7 @@ fn main() {
     let spec = "verifiers/financial-analyst.toml";
     println!("cargo:rerun-if-changed={spec}");
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     let text = std::fs::read_to_string(spec).expect("verifiers/financial-analyst.toml is readable");
     let json = text
         .parse::<toml::Table>()

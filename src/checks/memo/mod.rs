@@ -8,6 +8,7 @@
 pub mod citations;
 pub mod evidence;
 pub mod kpi;
+pub mod lex;
 pub mod numbers;
 pub mod parse;
 pub mod sections;

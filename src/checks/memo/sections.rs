@@ -4,12 +4,11 @@
 //! in the spec's order; each spanning to the next heading of the same or a higher level and
 //! holding at least `min_section_words` words (tokens with a letter or digit).
 
+use super::lex::{char_at, digits, eq_fold, literal, ws_len};
 use super::parse::{BlockKind, Doc};
 use crate::names::fold;
 use crate::report::Finding;
 use crate::spec::Spec;
-use regex::Regex;
-use std::sync::OnceLock;
 
 /// Where a required section sits: its heading block and the blocks up to the next heading of the
 /// same or a higher level.
@@ -21,31 +20,93 @@ pub struct SectionSpan {
     pub line: usize,
 }
 
-fn numbering() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(
-            r"(?ix)^\s*
-            (?:(?:section|part|chapter)\s+|§\s*)?
-            (?: \(?\d+(?:\.\d+)*[.):]? | \(?[ivxlcdm]+[.):] | \(?[a-z][.)] )
-            \s*[-–—:]?\s+",
-        )
-        .expect("numbering pattern compiles")
-    })
+/// The end of a heading's leading numbering, if it has one. The grammar, choices tried in order:
+///
+/// ```text
+/// ws* (section␣ | part␣ | chapter␣ | § ws*)?  token  ws* [-–—:]? ws+
+/// token = (? d+ (.d+)* [.):]?   |   (? [ivxlcdm]+ [.):]   |   (? letter [.)]
+/// ```
+///
+/// (`␣` one or more white-space characters, `d` an ASCII digit, letters case-insensitive; see
+/// [`super::lex`]). The trailing white space is what tells `3. Profitability` from `3.5%`.
+fn numbering_end(t: &str) -> Option<usize> {
+    let at = ws_len(t, 0);
+    let prefixed = ["section ", "part ", "chapter "]
+        .iter()
+        .find_map(|l| literal(t, at, l))
+        .or_else(|| {
+            t[at..]
+                .starts_with('§')
+                .then(|| at + '§'.len_utf8() + ws_len(t, at + '§'.len_utf8()))
+        });
+    prefixed
+        .into_iter()
+        .chain([at])
+        .find_map(|p| numbering_token(t, p))
+}
+
+/// A numbering token at `p` followed by its separator; the end of both.
+fn numbering_token(t: &str, p: usize) -> Option<usize> {
+    let b = t.as_bytes();
+    let p = p + usize::from(b.get(p) == Some(&b'('));
+    let closes = |e: usize, set: &[u8]| b.get(e).is_some_and(|c| set.contains(c));
+    // Arabic: `3`, `3.1`, `3.`, `3)`, `3:`.
+    let d = digits(t, p);
+    if d > 0 {
+        let mut e = p + d;
+        while b.get(e) == Some(&b'.') && digits(t, e + 1) > 0 {
+            e += 1 + digits(t, e + 1);
+        }
+        if closes(e, b".):") {
+            e += 1;
+        }
+        if let Some(end) = separator(t, e) {
+            return Some(end);
+        }
+    }
+    // Roman: `III.`, `iv)`.
+    let r = b[p..]
+        .iter()
+        .take_while(|c| b"ivxlcdm".contains(&c.to_ascii_lowercase()))
+        .count();
+    if r > 0 && closes(p + r, b".):") {
+        if let Some(end) = separator(t, p + r + 1) {
+            return Some(end);
+        }
+    }
+    // A letter: `A.`, `b)`.
+    let c = char_at(t, p)?;
+    if (c.is_ascii_alphabetic() || eq_fold(c, b'k') || eq_fold(c, b's'))
+        && closes(p + c.len_utf8(), b".)")
+    {
+        return separator(t, p + c.len_utf8() + 1);
+    }
+    None
+}
+
+/// `ws* [-–—:]? ws+` at `e`: the end of the separator after a numbering token.
+fn separator(t: &str, e: usize) -> Option<usize> {
+    let w = ws_len(t, e);
+    if let Some(c) = char_at(t, e + w).filter(|c| matches!(c, '-' | '–' | '—' | ':')) {
+        let after = e + w + c.len_utf8();
+        let w2 = ws_len(t, after);
+        if w2 > 0 {
+            return Some(after + w2);
+        }
+    }
+    (w > 0).then_some(e + w)
 }
 
 /// The length of a heading's leading numbering (`3. `, `III. `, `Section 3: `), 0 when none.
 pub fn numbering_len(text: &str) -> usize {
     let lead = text.len() - text.trim_start().len();
-    numbering()
-        .find(text.trim_start())
-        .map_or(0, |m| lead + m.end())
+    numbering_end(text.trim_start()).map_or(0, |e| lead + e)
 }
 
 /// The folded name a heading (or a line that looks like one) stands for.
 pub fn heading_key(text: &str) -> String {
     let t = text.trim();
-    let t = numbering().find(t).map_or(t, |m| &t[m.end()..]);
+    let t = numbering_end(t).map_or(t, |e| &t[e..]);
     // `&` reads as `and` (`Liquidity & leverage`); folding alone would drop it.
     fold(&t.replace('&', " and "))
 }
@@ -216,6 +277,70 @@ fn out_of_order(lines: &[usize]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use regex::Regex;
+
+    /// The regular expression the scanner replaced, kept as an oracle.
+    fn regex_numbering_end(t: &str) -> Option<usize> {
+        static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+        RE.get_or_init(|| {
+            Regex::new(
+                r"(?ix)^\s*
+                (?:(?:section|part|chapter)\s+|§\s*)?
+                (?: \(?\d+(?:\.\d+)*[.):]? | \(?[ivxlcdm]+[.):] | \(?[a-z][.)] )
+                \s*[-–—:]?\s+",
+            )
+            .unwrap()
+        })
+        .find(t)
+        .map(|m| m.end())
+    }
+
+    const TOKENS: &[&str] = &[
+        "1",
+        "12",
+        "3",
+        ".",
+        ")",
+        "(",
+        ":",
+        " ",
+        "\t",
+        "\u{a0}",
+        "-",
+        "–",
+        "—",
+        "§",
+        "Section",
+        "part",
+        "CHAPTER",
+        "I",
+        "iv",
+        "X",
+        "m",
+        "Mix",
+        "a",
+        "B",
+        "z",
+        "\u{212A}",
+        "\u{17F}",
+        "é",
+        "Profitability",
+        "&",
+        "%",
+        "_",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #[test]
+        fn the_numbering_scanner_reads_what_the_regex_read(
+            parts in prop::collection::vec(prop::sample::select(TOKENS), 0..10)
+        ) {
+            let text: String = parts.concat();
+            prop_assert_eq!(numbering_end(&text), regex_numbering_end(&text), "{:?}", text);
+        }
+    }
 
     #[test]
     fn one_moved_section_is_the_only_one_out_of_order() {
