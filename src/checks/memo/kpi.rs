@@ -230,6 +230,7 @@ pub fn check(
     metrics: &MetricsReading,
     doc: &Doc,
     spans: &[Option<SectionSpan>],
+    vocab: &Vocabulary,
     out: &mut Vec<Finding>,
 ) -> Vec<KpiCell> {
     let spec = ctx.spec;
@@ -264,7 +265,6 @@ pub fn check(
         return Vec::new();
     }
     let mut kpi = Vec::new();
-    let vocab = Vocabulary::new(ctx.spec, ctx.stmts);
     for table in &tables {
         // Group by label, keeping first-seen order.
         let mut labels: Vec<&str> = Vec::new();
@@ -275,7 +275,7 @@ pub fn check(
         }
         for label in labels {
             let group: Vec<&Cell> = table.iter().filter(|c| c.label == label).collect();
-            let Some(entity) = entity_for_label(ctx, &vocab, label) else {
+            let Some(entity) = entity_for_label(ctx, vocab, label) else {
                 if !label.trim().is_empty() {
                     out.push(
                         Finding::info(
@@ -414,7 +414,8 @@ fn check_label(
             );
             continue;
         };
-        let detail = NumberDetail {
+        // Built only for a finding: most cells pass.
+        let detail = || NumberDetail {
             printed: p.raw.clone(),
             interval: Some(p.interval().to_string()),
             recomputed: Some(show_auto(&(x * &factor))),
@@ -437,7 +438,7 @@ fn check_label(
                     format!("KPI `{label}` {}: `{}` is the arithmetic value of a not-meaningful cell (§2)", c.year, p.raw),
                 )
                 .at(loc(c, label))
-                .number(detail),
+                .number(detail()),
             );
             continue;
         }
@@ -455,7 +456,7 @@ fn check_label(
         } else {
             Finding::fail("memo.kpi_value", msg)
         };
-        out.push(f.at(loc(c, label)).number(detail));
+        out.push(f.at(loc(c, label)).number(detail()));
     }
 }
 

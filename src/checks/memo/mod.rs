@@ -82,9 +82,9 @@ pub struct Scan {
 
 pub fn scan(block: &Block, extensions: &[String]) -> Scan {
     let text = &block.text;
-    let files = years::files(text, extensions);
+    let (files, urls) = years::files_and_urls(text, extensions);
     let mut spans: Vec<(usize, usize)> = files.iter().map(|f| (f.start, f.end)).collect();
-    spans.extend(years::urls(text));
+    spans.extend(urls);
     let unyeared = blank(text, &spans);
     let years = years::years(&unyeared);
     spans.extend(years.iter().map(|y| (y.start, y.end)));
@@ -193,7 +193,8 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
     citations::check(ctx, &doc, &scans, &mut found);
     evidence::check(ctx, &doc, &scans, &mut found);
     if let Some(truth) = ctx.truth {
-        reading.kpi = kpi::check(ctx, truth, metrics, &doc, &spans, &mut found);
+        let vocab = vocabulary::Vocabulary::new(ctx.spec, ctx.stmts);
+        reading.kpi = kpi::check(ctx, truth, metrics, &doc, &spans, &vocab, &mut found);
         let kpi_section = ctx
             .spec
             .memo
@@ -204,7 +205,13 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             .and_then(|s| spans[s].as_ref())
             .map(|span| kpi::kpi_tables(&doc, span))
             .unwrap_or_default();
-        tied::check(ctx, truth, metrics, &doc, &scans, &kpi_tables, &mut found);
+        let read = tied::Reading {
+            doc: &doc,
+            scans: &scans,
+            kpi_tables: &kpi_tables,
+            vocab: &vocab,
+        };
+        tied::check(ctx, truth, metrics, &read, &mut found);
     }
     for f in &mut found {
         f.artifact = Some(name.clone());

@@ -168,16 +168,28 @@ fn is_marker(n: &NumberMention) -> bool {
         && n.printed.value < int(100)
 }
 
+/// What the tied-numbers check reads: the parsed memo, each block's scan, the indices of the KPI
+/// section's tables (checked under `memo.kpi_*` instead) and the names to look for.
+pub struct Reading<'a> {
+    pub doc: &'a Doc,
+    pub scans: &'a [Scan],
+    pub kpi_tables: &'a [usize],
+    pub vocab: &'a Vocabulary,
+}
+
 pub fn check(
     ctx: &Context,
     truth: &Truth,
     metrics: &MetricsReading,
-    doc: &Doc,
-    scans: &[Scan],
-    kpi_tables: &[usize],
+    read: &Reading,
     out: &mut Vec<Finding>,
 ) {
-    let vocab = Vocabulary::new(ctx.spec, ctx.stmts);
+    let Reading {
+        doc,
+        scans,
+        kpi_tables,
+        vocab,
+    } = *read;
     let mut reported: BTreeSet<(usize, usize)> = BTreeSet::new();
     let mut cache: HashMap<(Entity, usize), Vec<Candidate>> = HashMap::new();
     for (block, scan) in doc.blocks.iter().zip(scans) {
@@ -240,7 +252,7 @@ pub fn check(
         }
         let Some(cells) = cells(table) else { continue };
         for c in cells {
-            let Some(entity) = entity_for_label(ctx, &vocab, c.label) else {
+            let Some(entity) = entity_for_label(ctx, vocab, c.label) else {
                 continue;
             };
             let [n] = &numbers(c.text)[..] else { continue };
@@ -279,20 +291,22 @@ fn judge_number(
 ) {
     let (entity, year, line) = (tie.entity, tie.year, tie.line);
     let sentence = || quote(tie.sentence);
-    let name = entity_name(ctx, entity);
     let p = &n.printed;
     let location = Location {
         line: Some(line),
         year: Some(year),
         ..Default::default()
     };
-    let mut detail = NumberDetail {
+    // The name and the number's detail are built only for a finding: most numbers pass.
+    let name = || entity_name(ctx, entity);
+    let detail = || NumberDetail {
         printed: p.raw.clone(),
         interval: Some(p.interval().to_string()),
         scale: Some(n.unit.name().into()),
         ..Default::default()
     };
     let Some(t) = truth.year_index(year) else {
+        let name = name();
         out.push(
             Finding::fail(
                 "memo.number_out_of_range",
@@ -304,7 +318,7 @@ fn judge_number(
                 ),
             )
             .at(location)
-            .number(detail),
+            .number(detail()),
         );
         return;
     };
@@ -312,6 +326,8 @@ fn judge_number(
         .entry((entity, t))
         .or_insert_with(|| candidates(ctx, truth, metrics, entity, t));
     if cands.is_empty() {
+        let name = name();
+        let mut detail = detail();
         detail.recomputed = Some("undefined".into());
         out.push(
             Finding::fail(
@@ -328,16 +344,17 @@ fn judge_number(
         );
         return;
     }
-    let mut readings = vec![p.clone()];
-    if n.parenthesised {
+    let negative = n.parenthesised.then(|| {
         let mut neg = p.clone();
         neg.value = -neg.value.clone();
-        readings.push(neg);
-    }
+        neg
+    });
+    let readings: Vec<&crate::numbers::Printed> =
+        std::iter::once(p).chain(negative.as_ref()).collect();
     let mut best: Option<(Judgement, &Candidate, i64)> = None;
     for c in cands {
         for &scale in n.unit.scales() {
-            for r in &readings {
+            for &r in &readings {
                 let j = judge(&c.value, r, &int(scale));
                 if j.agreement == Agreement::Pass {
                     return;
@@ -361,6 +378,8 @@ fn judge_number(
         .filter(|(i, c)| c.kind == Kind::Value || cands.get(i + 1).is_none_or(|n| n.what != c.what))
         .map(|(_, c)| format!("{} {}", c.what, c.show(ratio)))
         .collect();
+    let name = name();
+    let mut detail = detail();
     detail.recomputed = Some(show_auto(&(&c.value * int(scale))));
     detail.k = Some(show_k(&j.k));
     let msg = format!(

@@ -59,6 +59,10 @@ fn end_offset(text: &str, chars: &[(usize, char)], j: usize) -> usize {
 
 /// Every year cited in `text`, in order.
 pub fn years(text: &str) -> Vec<YearMention> {
+    // Every form holds ASCII digits.
+    if !text.bytes().any(|b| b.is_ascii_digit()) {
+        return Vec::new();
+    }
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -197,49 +201,65 @@ fn strip(c: char) -> bool {
 
 /// Spans of URL tokens, which other scanners mask.
 pub fn urls(text: &str) -> Vec<(usize, usize)> {
-    tokens(text)
-        .filter(|(s, e)| is_url(text[*s..*e].trim_start_matches(strip)))
-        .collect()
-}
-
-fn tokens(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut start = None;
-    let mut out = Vec::new();
-    for (i, c) in text.char_indices() {
-        if c.is_whitespace() {
-            if let Some(s) = start.take() {
-                out.push((s, i));
-            }
-        } else if start.is_none() {
-            start = Some(i);
-        }
-    }
-    if let Some(s) = start {
-        out.push((s, text.len()));
-    }
-    out.into_iter()
+    files_and_urls(text, &[]).1
 }
 
 /// Every file name cited in `text`.
 pub fn files(text: &str, extensions: &[String]) -> Vec<FileMention> {
-    let mut out = Vec::new();
+    files_and_urls(text, extensions).0
+}
+
+/// The file names cited in `text` and the spans of its URL tokens, from one pass over its
+/// white-space separated tokens.
+pub fn files_and_urls(
+    text: &str,
+    extensions: &[String],
+) -> (Vec<FileMention>, Vec<(usize, usize)>) {
+    let mut files = Vec::new();
+    let mut urls = Vec::new();
     for (s, e) in tokens(text) {
         let raw = &text[s..e];
-        if is_url(raw.trim_start_matches(strip)) {
+        // A URL holds `:` or (`www.`) a dot, and a file name's extension a dot.
+        if !raw.bytes().any(|b| b == b'.' || b == b':') {
             continue;
         }
         let lead = raw.len() - raw.trim_start_matches(strip).len();
-        let name = raw.trim_matches(strip);
+        if is_url(&raw[lead..]) {
+            urls.push((s, e));
+            continue;
+        }
+        let name = raw[lead..].trim_end_matches(strip);
         if name.is_empty() || !has_extension(name, extensions) {
             continue;
         }
-        out.push(FileMention {
+        files.push(FileMention {
             name: name.to_string(),
             start: s + lead,
             end: s + lead + name.len(),
         });
     }
-    out
+    (files, urls)
+}
+
+/// The white-space separated tokens of `text`, as byte spans.
+fn tokens(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let rest = &text[i..];
+        let start = i + (rest.len() - rest.trim_start().len());
+        if start == bytes.len() {
+            i = start;
+            return None;
+        }
+        let tail = &text[start..];
+        let end = tail
+            .char_indices()
+            .find(|(_, c)| c.is_whitespace())
+            .map_or(bytes.len(), |(k, _)| start + k);
+        i = end;
+        Some((start, end))
+    })
 }
 
 /// A link destination that names a file (not a URL, not a fragment), without query or fragment.

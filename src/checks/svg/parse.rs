@@ -17,9 +17,16 @@ pub const MAX_ELEMENTS: usize = 50_000;
 pub struct Attr {
     /// The qualified name as written (`xlink:href`).
     pub name: String,
-    /// The name without its prefix (`href`).
-    pub local: String,
+    /// Where the local name starts in `name`.
+    local_at: usize,
     pub value: String,
+}
+
+impl Attr {
+    /// The name without its prefix (`href`).
+    pub fn local(&self) -> &str {
+        &self.name[self.local_at..]
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -44,7 +51,7 @@ impl Element {
     pub fn attr(&self, local: &str) -> Option<&str> {
         self.attrs
             .iter()
-            .find(|a| a.local == local)
+            .find(|a| a.local() == local)
             .map(|a| a.value.as_str())
     }
 
@@ -263,7 +270,8 @@ fn push_element(
             reason: format!("more than {MAX_ELEMENTS} elements"),
         });
     }
-    let qualified = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+    let mut local = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+    local.drain(..local.len() - local_name(&local).len());
     let mut attrs = Vec::new();
     for a in e.attributes().with_checks(true) {
         let a = a.map_err(|err| ParseError::Malformed {
@@ -276,7 +284,7 @@ fn push_element(
             reason: format!("attribute `{name}`: {err} (entities are never expanded)"),
         })?;
         attrs.push(Attr {
-            local: local_name(&name).to_string(),
+            local_at: name.len() - local_name(&name).len(),
             name,
             value: value.into_owned(),
         });
@@ -284,7 +292,7 @@ fn push_element(
     let i = doc.elements.len();
     let parent = stack.last().copied();
     doc.elements.push(Element {
-        name: local_name(&qualified).to_string(),
+        name: local,
         attrs,
         children: Vec::new(),
         parent,

@@ -62,7 +62,7 @@ pub fn hazards(doc: &Document) -> Vec<Hazard> {
             _ => {}
         }
         for a in &el.attrs {
-            let local = a.local.to_ascii_lowercase();
+            let local = a.local().to_ascii_lowercase();
             if local.starts_with("on") && local.len() > 2 {
                 out.push(Hazard {
                     id: "svg.event_attribute",
