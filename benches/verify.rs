@@ -18,6 +18,8 @@ fn root() -> PathBuf {
 }
 
 fn bench(c: &mut Criterion) {
+    // As `vouch verify` does: rayon's pool with its stack size, started before the first run.
+    vouch::verify::init_pool(None);
     let spec = Spec::default_spec();
     let source = root().join("fixtures/northstar/northstar_cloud_financial_statements.csv");
     let bundle_dir = root().join("fixtures/northstar/bundle");

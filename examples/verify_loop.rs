@@ -10,6 +10,7 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(1000);
+    vouch::verify::init_pool(None);
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let spec = Spec::default_spec();
     let stmts = Statements::read_path(

@@ -202,6 +202,7 @@ fn load_spec(path: Option<&PathBuf>) -> Result<Spec> {
 }
 
 fn verify(args: VerifyArgs) -> Result<u8> {
+    vouch::verify::init_pool(None);
     let spec = load_spec(args.spec.as_ref())?;
     let stmts = Statements::read_path(&args.source, &spec)?;
     let bundle = Bundle::load_dir(&args.bundle, &spec)?;
@@ -247,12 +248,7 @@ fn audit(args: AuditArgs) -> Result<u8> {
     if std::env::var_os("POLARS_MAX_THREADS").is_none() {
         std::env::set_var("POLARS_MAX_THREADS", "1");
     }
-    if let Some(j) = args.jobs {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(j.max(1))
-            .build_global()
-            .ok();
-    }
+    vouch::verify::init_pool(args.jobs);
     let found = discover::discover(&args.paths, &spec).map_err(anyhow::Error::msg)?;
     let cache_dir = if args.no_cache {
         None

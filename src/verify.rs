@@ -7,6 +7,22 @@ use crate::report::{Family, Report, Status};
 use crate::source::Statements;
 use crate::spec::Spec;
 
+/// Stack for rayon's workers: the script family runs there, and with this much room its parse
+/// and walk never need a stack of their own (the deepest nesting it accepts needs about 12 MiB; see
+/// `checks::script::python`). Only the pages a verification touches are ever committed.
+pub const WORKER_STACK_BYTES: usize = 16 << 20;
+
+/// Builds rayon's global pool (`threads` workers, default one per core) with
+/// [`WORKER_STACK_BYTES`] stacks, now rather than at the first verification, so that the threads
+/// start while the inputs are read. Does nothing if the pool exists already.
+pub fn init_pool(threads: Option<usize>) {
+    let mut b = rayon::ThreadPoolBuilder::new().stack_size(WORKER_STACK_BYTES);
+    if let Some(n) = threads {
+        b = b.num_threads(n.max(1));
+    }
+    let _ = b.build_global();
+}
+
 /// Verify `bundle` against `stmts`. Never fails: every problem is a finding.
 pub fn verify(spec: &Spec, stmts: &Statements, bundle: &Bundle) -> Report {
     let truth = stmts
@@ -41,20 +57,34 @@ pub fn verify_with(
         Family::Manifest,
     ];
     let manifest = checks::manifest::check(&ctx, &mut findings);
-    checks::svg::check(&ctx, &mut findings);
-    checks::script::check(&ctx, &mut findings);
-    if ctx.truth.is_some() {
-        let metrics = checks::metrics::check(&ctx, &mut findings);
-        let movements = checks::movements::check(&ctx, &metrics, &mut findings);
-        let memo = checks::memo::check(&ctx, &metrics, &mut findings);
-        checks::consistency::check(&ctx, &metrics, &movements, &memo, &manifest, &mut findings);
-        checked.extend([
-            Family::Metrics,
-            Family::Movements,
-            Family::Memo,
-            Family::Consistency,
-        ]);
-    }
+    // The chart and the script (a full Python parse) go to rayon's pool while this thread checks
+    // the numbers and the memo: about half of the work each. Inside an audit's worker the job
+    // lands on the worker's own queue and is stolen only by an idle thread. The findings are
+    // joined in family order, so the report is the same as a sequential run's.
+    let mut svg = Vec::new();
+    let mut script = Vec::new();
+    let mut later = Vec::new();
+    rayon::in_place_scope(|s| {
+        s.spawn(|_| {
+            checks::svg::check(&ctx, &mut svg);
+            checks::script::check(&ctx, &mut script);
+        });
+        if ctx.truth.is_some() {
+            let metrics = checks::metrics::check(&ctx, &mut later);
+            let movements = checks::movements::check(&ctx, &metrics, &mut later);
+            let memo = checks::memo::check(&ctx, &metrics, &mut later);
+            checks::consistency::check(&ctx, &metrics, &movements, &memo, &manifest, &mut later);
+            checked.extend([
+                Family::Metrics,
+                Family::Movements,
+                Family::Memo,
+                Family::Consistency,
+            ]);
+        }
+    });
+    findings.extend(svg);
+    findings.extend(script);
+    findings.extend(later);
     checked.sort();
     debug_assert!(
         findings

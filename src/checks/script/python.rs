@@ -43,6 +43,11 @@ pub(super) const STACK_BASE_BYTES: usize = 256 << 10;
 /// unit; debug builds measured about 1.7 KiB per level, so this is more than twice that; see
 /// `deep_nesting_fits_the_stack_estimate`).
 pub(super) const STACK_BYTES_PER_LEVEL: usize = 4 << 10;
+// rayon's workers (where `verify` runs the script family) have room for the deepest nesting.
+const _: () = assert!(
+    crate::verify::WORKER_STACK_BYTES
+        >= STACK_BASE_BYTES + (MAX_EXPRESSION_DEPTH + MAX_INDENT_DEPTH) * STACK_BYTES_PER_LEVEL
+);
 /// Offending text is shown up to this many characters.
 const SHOWN_CHARS: usize = 120;
 
