@@ -165,3 +165,7 @@ criterion_group! {
     targets = bench
 }
 criterion_main!(benches);
+
+// As in the `vouch` binary (src/main.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -28,3 +28,7 @@ fn main() {
         t.elapsed().as_secs_f64() * 1e3 / n as f64
     );
 }
+
+// As in the `vouch` binary (src/main.rs).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

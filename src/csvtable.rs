@@ -26,41 +26,126 @@ impl std::fmt::Display for CsvError {
     }
 }
 
+thread_local! {
+    /// The csv parser, built once per thread: building one (its state machine) cost more than
+    /// reading a metrics or movements file with it.
+    static PARSER: std::cell::RefCell<csv_core::Reader> =
+        std::cell::RefCell::new(csv_core::Reader::new());
+}
+
+/// Every non-blank record of `text`, with the line it starts on, its cells trimmed.
+///
+/// This is the `csv` crate's record loop (`csv::ReaderBuilder::new().flexible(true)
+/// .has_headers(false)`, which a test compares it with) run on a reused `csv_core` parser.
 pub fn read_records(text: &str) -> Result<Vec<Record>, CsvError> {
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(true)
-        .has_headers(false)
-        .from_reader(text.as_bytes());
+    PARSER.with(|p| match p.try_borrow_mut() {
+        Ok(mut parser) => {
+            parser.reset();
+            read_with(&mut parser, text)
+        }
+        Err(_) => read_with(&mut csv_core::Reader::new(), text),
+    })
+}
+
+fn read_with(parser: &mut csv_core::Reader, text: &str) -> Result<Vec<Record>, CsvError> {
+    use csv_core::ReadRecordResult as R;
+    let mut input = text.as_bytes();
+    let mut fields = vec![0u8; 1024];
+    let mut ends = vec![0usize; 32];
     let mut out = Vec::new();
-    for rec in reader.records() {
-        let rec = rec.map_err(|e| CsvError::Malformed(e.to_string()))?;
-        let line = rec.position().map_or(0, |p| p.line() as usize);
-        if rec.len() > MAX_COLUMNS {
+    // A record's line is the parser's line count before it (blank lines before it included).
+    let mut line = parser.line() as usize;
+    loop {
+        let start_line = line;
+        let (mut outlen, mut endlen) = (0, 0);
+        let done = loop {
+            let (res, nin, nout, nend) =
+                parser.read_record(input, &mut fields[outlen..], &mut ends[endlen..]);
+            input = &input[nin..];
+            line = parser.line() as usize;
+            outlen += nout;
+            endlen += nend;
+            match res {
+                R::InputEmpty => continue,
+                R::OutputFull => fields.resize(fields.len() * 2, 0),
+                R::OutputEndsFull => ends.resize(ends.len() * 2, 0),
+                R::Record => break false,
+                R::End => break true,
+            }
+        };
+        if done {
+            return Ok(out);
+        }
+        if endlen > MAX_COLUMNS {
             return Err(CsvError::TooLarge(format!(
-                "line {line} has {} columns (limit {MAX_COLUMNS})",
-                rec.len()
+                "line {start_line} has {endlen} columns (limit {MAX_COLUMNS})"
             )));
         }
-        if let Some(long) = rec.iter().find(|c| c.len() > MAX_FIELD_BYTES) {
-            return Err(CsvError::TooLarge(format!(
-                "line {line} has a {}-byte field (limit {MAX_FIELD_BYTES})",
-                long.len()
-            )));
+        let mut cells = Vec::with_capacity(endlen);
+        let mut from = 0;
+        for &end in &ends[..endlen] {
+            let cell = std::str::from_utf8(&fields[from..end])
+                .map_err(|e| CsvError::Malformed(format!("line {start_line}: {e}")))?;
+            if cell.len() > MAX_FIELD_BYTES {
+                return Err(CsvError::TooLarge(format!(
+                    "line {start_line} has a {}-byte field (limit {MAX_FIELD_BYTES})",
+                    cell.len()
+                )));
+            }
+            cells.push(cell);
+            from = end;
         }
-        if rec.iter().all(|c| c.trim().is_empty()) {
+        if cells.iter().all(|c| c.trim().is_empty()) {
             continue;
         }
         if out.len() == MAX_ROWS {
             return Err(CsvError::TooLarge(format!("more than {MAX_ROWS} rows")));
         }
-        out.push((line, rec.iter().map(|c| c.trim().to_string()).collect()));
+        out.push((
+            start_line,
+            cells.iter().map(|c| c.trim().to_string()).collect(),
+        ));
     }
-    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The `csv` crate's reading, which [`read_records`] reproduces.
+    fn with_csv_crate(text: &str) -> Result<Vec<Record>, CsvError> {
+        let mut reader = csv::ReaderBuilder::new()
+            .flexible(true)
+            .has_headers(false)
+            .from_reader(text.as_bytes());
+        let mut out = Vec::new();
+        for rec in reader.records() {
+            let rec = rec.map_err(|e| CsvError::Malformed(e.to_string()))?;
+            if rec.iter().all(|c| c.trim().is_empty()) {
+                continue;
+            }
+            let line = rec.position().map_or(0, |p| p.line() as usize);
+            out.push((line, rec.iter().map(|c| c.trim().to_string()).collect()));
+        }
+        Ok(out)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5_000))]
+        #[test]
+        fn reads_what_the_csv_crate_reads(
+            text in "([a-c1 ,\"\n\r]|\"\"|é|\r\n){0,60}",
+        ) {
+            prop_assert_eq!(read_records(&text), with_csv_crate(&text));
+        }
+
+        #[test]
+        fn a_reused_parser_reads_each_text_afresh(a in "[a,\"\n]{0,20}", b in "[a,\"\n]{0,20}") {
+            let _ = read_records(&a);
+            prop_assert_eq!(read_records(&b), with_csv_crate(&b));
+        }
+    }
 
     #[test]
     fn a_million_columns_is_refused_quickly() {

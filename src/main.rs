@@ -161,6 +161,10 @@ enum Format {
     Junit,
 }
 
+// See Cargo.toml and docs/performance.md.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
