@@ -19,7 +19,7 @@ fn root() -> PathBuf {
 
 fn bench(c: &mut Criterion) {
     // As `vouch verify` does: rayon's pool with its stack size, started before the first run.
-    vouch::verify::init_pool(None);
+    vouch::verify::init_pool(Some(vouch::verify::SINGLE_BUNDLE_THREADS));
     let spec = Spec::default_spec();
     let source = root().join("fixtures/northstar/northstar_cloud_financial_statements.csv");
     let bundle_dir = root().join("fixtures/northstar/bundle");

@@ -10,7 +10,7 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(1000);
-    vouch::verify::init_pool(None);
+    vouch::verify::init_pool(Some(vouch::verify::SINGLE_BUNDLE_THREADS));
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let spec = Spec::default_spec();
     let stmts = Statements::read_path(

@@ -206,7 +206,7 @@ fn load_spec(path: Option<&PathBuf>) -> Result<Spec> {
 }
 
 fn verify(args: VerifyArgs) -> Result<u8> {
-    vouch::verify::init_pool(None);
+    vouch::verify::init_pool(Some(vouch::verify::SINGLE_BUNDLE_THREADS));
     let spec = load_spec(args.spec.as_ref())?;
     let stmts = Statements::read_path(&args.source, &spec)?;
     let bundle = Bundle::load_dir(&args.bundle, &spec)?;

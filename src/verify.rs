@@ -23,6 +23,11 @@ pub fn init_pool(threads: Option<usize>) {
     let _ = b.build_global();
 }
 
+/// Workers for verifying one bundle: one. [`verify_with`] hands one job to the pool and does the
+/// other half itself, so a second worker would only cost its start-up (and asking how many cores
+/// there are costs a few file reads of cgroup limits).
+pub const SINGLE_BUNDLE_THREADS: usize = 1;
+
 /// Verify `bundle` against `stmts`. Never fails: every problem is a finding.
 pub fn verify(spec: &Spec, stmts: &Statements, bundle: &Bundle) -> Report {
     let truth = stmts
