@@ -16,7 +16,11 @@ pub fn fold(name: &str) -> String {
                 out.push('_');
             }
             pending_sep = false;
-            out.extend(ch.to_lowercase());
+            if ch.is_ascii() {
+                out.push(ch.to_ascii_lowercase());
+            } else {
+                out.extend(ch.to_lowercase());
+            }
         } else {
             pending_sep = true;
         }

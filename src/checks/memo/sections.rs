@@ -111,10 +111,6 @@ pub fn heading_key(text: &str) -> String {
     fold(&t.replace('&', " and "))
 }
 
-fn alnum_count(s: &str) -> usize {
-    s.chars().filter(|c| c.is_alphanumeric()).count()
-}
-
 /// Whether `line`'s heading key can be at most `longest` characters long, not counting `_`: a
 /// cheap, exact bound that spares folding every line of prose. Each letter or digit left after the
 /// numbering and a trailing bracket survives folding as at least one character, each `&` as
@@ -127,8 +123,20 @@ fn may_fold_within(line: &str, longest: usize) -> bool {
         Some(']') => t.rfind('[').map_or(t, |i| &t[..i]),
         _ => t,
     };
-    let least = alnum_count(core) + 3 * core.matches('&').count();
-    least <= longest + 7
+    // Counting stops as soon as the bound is exceeded: prose lines are long.
+    let limit = longest + 7;
+    let mut least = 0;
+    for c in core.chars() {
+        if c.is_alphanumeric() {
+            least += 1;
+        } else if c == '&' {
+            least += 3;
+        }
+        if least > limit {
+            return false;
+        }
+    }
+    true
 }
 
 pub fn check(spec: &Spec, doc: &Doc, out: &mut Vec<Finding>) -> Vec<Option<SectionSpan>> {

@@ -59,8 +59,13 @@ pub fn words(text: &str) -> Vec<Word> {
         if c.is_alphanumeric() {
             start.get_or_insert(i);
         } else if let Some(s) = start.take() {
+            let w = &text[s..i];
             out.push(Word {
-                lower: text[s..i].to_lowercase(),
+                lower: if w.is_ascii() {
+                    w.to_ascii_lowercase()
+                } else {
+                    w.to_lowercase()
+                },
                 start: s,
                 end: i,
             });
