@@ -208,12 +208,14 @@ fn load_spec(path: Option<&PathBuf>) -> Result<Spec> {
 fn verify(args: VerifyArgs) -> Result<u8> {
     vouch::verify::init_pool(Some(vouch::verify::SINGLE_BUNDLE_THREADS));
     let spec = load_spec(args.spec.as_ref())?;
-    let stmts = Statements::read_path(&args.source, &spec)?;
     let bundle = Bundle::load_dir(&args.bundle, &spec)?;
     if args.reexecute {
         vouch::reexecute::available()?;
     }
-    let mut report = vouch::verify::verify(&spec, &stmts, &bundle);
+    // The script's parse starts on the pool while the source is read.
+    let (_stmts, mut report) = vouch::verify::verify_loading(&spec, &bundle, || {
+        Statements::read_path(&args.source, &spec)
+    })?;
     if args.reexecute {
         let limits = vouch::reexecute::jail::Limits::default();
         let found = vouch::reexecute::reexecute(&spec, &args.source, &bundle, &limits)?;

@@ -3,7 +3,7 @@
 use crate::bundle::Bundle;
 use crate::checks::{self, Context};
 use crate::recompute::Truth;
-use crate::report::{Family, Report, Status};
+use crate::report::{Family, Finding, Report, Status};
 use crate::source::Statements;
 use crate::spec::Spec;
 
@@ -37,48 +37,115 @@ pub fn verify(spec: &Spec, stmts: &Statements, bundle: &Bundle) -> Report {
 }
 
 /// Verify with a truth computed once (audits share it across bundles of one source).
+///
+/// The chart and the script (a full Python parse) go to rayon's pool while this thread checks
+/// the numbers and the memo: about half of the work each. Inside an audit's worker the job lands
+/// on the worker's own queue and is stolen only by an idle thread. The findings are joined in
+/// family order, so the report is the same as a sequential run's.
 pub fn verify_with(
     spec: &Spec,
     stmts: &Statements,
     truth: Option<&Truth>,
     bundle: &Bundle,
 ) -> Report {
-    let mut findings = bundle.findings.clone();
-    checks::source::check(stmts, &mut findings);
-    let source_faulty = findings
-        .iter()
-        .any(|f| f.status == Status::Fail && f.family() == "source");
+    let (ctx, source) = context(spec, stmts, truth, bundle);
+    let mut svg = Vec::new();
+    let mut script = Vec::new();
+    let mut parts = None;
+    rayon::in_place_scope(|s| {
+        s.spawn(|_| {
+            checks::svg::check(&ctx, &mut svg);
+            checks::script::check(&ctx, &mut script);
+        });
+        parts = Some(Parts::check(&ctx, source, false));
+    });
+    let mut parts = parts.expect("the scope ran");
+    parts.svg = svg;
+    parts.finish(spec, stmts, bundle, script)
+}
+
+/// Verify a loaded bundle against a source that `load_source` is still to read: `vouch verify`'s
+/// order. The script family (which needs neither the source nor the truth) starts on rayon's pool
+/// at once, so the worker's start-up and the parse overlap reading the source and recomputing;
+/// everything else, the chart included, runs on this thread. The report is the same as
+/// [`verify`]'s. An error from `load_source` is returned as is (the script's findings are dropped).
+pub fn verify_loading<E>(
+    spec: &Spec,
+    bundle: &Bundle,
+    load_source: impl FnOnce() -> Result<Statements, E>,
+) -> Result<(Statements, Report), E> {
+    let mut script = Vec::new();
+    let mut checked = None;
+    rayon::in_place_scope(|s| {
+        let out = &mut script;
+        s.spawn(move |_| checks::script::check_bundle(spec, bundle, out));
+        checked = Some(load_source().map(|stmts| {
+            let truth = stmts
+                .valid_years()
+                .map(|years| Truth::compute(spec, &stmts, &years));
+            let (ctx, source) = context(spec, &stmts, truth.as_ref(), bundle);
+            let parts = Parts::check(&ctx, source, true);
+            (stmts, parts)
+        }));
+    });
+    let (stmts, parts) = checked.expect("the scope ran")?;
+    let report = parts.finish(spec, &stmts, bundle, script);
+    Ok((stmts, report))
+}
+
+/// The families' shared view, and the source family's findings: the truth is withheld when the
+/// source itself is faulty.
+fn context<'a>(
+    spec: &'a Spec,
+    stmts: &'a Statements,
+    truth: Option<&'a Truth>,
+    bundle: &'a Bundle,
+) -> (Context<'a>, Vec<Finding>) {
+    let mut source = Vec::new();
+    checks::source::check(stmts, &mut source);
+    let source_faulty = source.iter().any(|f| f.status == Status::Fail);
     let ctx = Context {
         spec,
         stmts,
         truth: if source_faulty { None } else { truth },
         bundle,
     };
-    let mut checked = vec![
-        Family::Bundle,
-        Family::Source,
-        Family::Svg,
-        Family::Script,
-        Family::Manifest,
-    ];
-    let manifest = checks::manifest::check(&ctx, &mut findings);
-    // The chart and the script (a full Python parse) go to rayon's pool while this thread checks
-    // the numbers and the memo: about half of the work each. Inside an audit's worker the job
-    // lands on the worker's own queue and is stolen only by an idle thread. The findings are
-    // joined in family order, so the report is the same as a sequential run's.
-    let mut svg = Vec::new();
-    let mut script = Vec::new();
-    let mut later = Vec::new();
-    rayon::in_place_scope(|s| {
-        s.spawn(|_| {
-            checks::svg::check(&ctx, &mut svg);
-            checks::script::check(&ctx, &mut script);
-        });
+    (ctx, source)
+}
+
+/// The findings of every family but the script's, in report order around it.
+struct Parts {
+    /// Bundle, source and manifest findings.
+    head: Vec<Finding>,
+    svg: Vec<Finding>,
+    /// Metrics, movements, memo and consistency findings.
+    later: Vec<Finding>,
+    checked: Vec<Family>,
+}
+
+impl Parts {
+    /// Runs every family but the script's (and the chart's too when `with_svg`).
+    fn check(ctx: &Context, source: Vec<Finding>, with_svg: bool) -> Parts {
+        let mut head = ctx.bundle.findings.clone();
+        head.extend(source);
+        let mut checked = vec![
+            Family::Bundle,
+            Family::Source,
+            Family::Svg,
+            Family::Script,
+            Family::Manifest,
+        ];
+        let manifest = checks::manifest::check(ctx, &mut head);
+        let mut svg = Vec::new();
+        if with_svg {
+            checks::svg::check(ctx, &mut svg);
+        }
+        let mut later = Vec::new();
         if ctx.truth.is_some() {
-            let metrics = checks::metrics::check(&ctx, &mut later);
-            let movements = checks::movements::check(&ctx, &metrics, &mut later);
-            let memo = checks::memo::check(&ctx, &metrics, &mut later);
-            checks::consistency::check(&ctx, &metrics, &movements, &memo, &manifest, &mut later);
+            let metrics = checks::metrics::check(ctx, &mut later);
+            let movements = checks::movements::check(ctx, &metrics, &mut later);
+            let memo = checks::memo::check(ctx, &metrics, &mut later);
+            checks::consistency::check(ctx, &metrics, &movements, &memo, &manifest, &mut later);
             checked.extend([
                 Family::Metrics,
                 Family::Movements,
@@ -86,24 +153,46 @@ pub fn verify_with(
                 Family::Consistency,
             ]);
         }
-    });
-    findings.extend(svg);
-    findings.extend(script);
-    findings.extend(later);
-    checked.sort();
-    debug_assert!(
-        findings
-            .iter()
-            .all(|f| crate::report::registry::find(f.id).is_some()),
-        "every emitted id is registered"
-    );
-    Report {
-        bundle: bundle.origin.clone(),
-        source: stmts.path.clone(),
-        source_sha256: stmts.sha256.clone(),
-        spec: format!("{} v{}", spec.contract.id, spec.contract.version),
-        artifacts: bundle.digests(),
-        families_checked: checked,
-        findings,
+        Parts {
+            head,
+            svg,
+            later,
+            checked,
+        }
+    }
+
+    fn finish(
+        self,
+        spec: &Spec,
+        stmts: &Statements,
+        bundle: &Bundle,
+        script: Vec<Finding>,
+    ) -> Report {
+        let Parts {
+            mut head,
+            svg,
+            later,
+            mut checked,
+        } = self;
+        head.extend(svg);
+        head.extend(script);
+        head.extend(later);
+        let findings = head;
+        checked.sort();
+        debug_assert!(
+            findings
+                .iter()
+                .all(|f| crate::report::registry::find(f.id).is_some()),
+            "every emitted id is registered"
+        );
+        Report {
+            bundle: bundle.origin.clone(),
+            source: stmts.path.clone(),
+            source_sha256: stmts.sha256.clone(),
+            spec: format!("{} v{}", spec.contract.id, spec.contract.version),
+            artifacts: bundle.digests(),
+            families_checked: checked,
+            findings,
+        }
     }
 }

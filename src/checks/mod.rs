@@ -31,44 +31,54 @@ impl<'a> Context<'a> {
         self.truth.map(|t| t.years.as_slice())
     }
 
-    /// An artifact's text, or a `<family>.unreadable` finding when it is not UTF-8. `None`
-    /// without a finding when the artifact is absent (bundle.* already reported it).
+    /// An artifact's text; see [`artifact_text`].
     pub fn text(
         &self,
         name: &str,
         unreadable_id: &'static str,
         out: &mut Vec<Finding>,
     ) -> Option<&'a str> {
-        let artifact: &'a Artifact = self.bundle.get(name)?;
-        match artifact.text() {
-            // No CSV, Markdown, SVG, JSON or Python text holds a NUL (XML, JSON and CPython
-            // refuse it); one means binary content, which no parser should be asked to read.
-            Ok(t) if t.contains('\0') => {
-                let line = t[..t.find('\0').unwrap_or(0)].matches('\n').count() + 1;
-                out.push(
-                    Finding::fail(
-                        unreadable_id,
-                        format!("`{name}` holds a NUL byte (line {line}): it is not a text file"),
-                    )
-                    .artifact(name)
-                    .line(line),
-                );
-                None
-            }
-            Ok(t) => Some(t),
-            Err(e) => {
-                out.push(
-                    Finding::fail(
-                        unreadable_id,
-                        format!(
-                            "`{name}` is not valid UTF-8 (first bad byte at offset {})",
-                            e.valid_up_to()
-                        ),
-                    )
-                    .artifact(name),
-                );
-                None
-            }
+        artifact_text(self.bundle, name, unreadable_id, out)
+    }
+}
+
+/// An artifact's text, or a `<family>.unreadable` finding when it is not UTF-8. `None` without a
+/// finding when the artifact is absent (bundle.* already reported it).
+pub fn artifact_text<'a>(
+    bundle: &'a Bundle,
+    name: &str,
+    unreadable_id: &'static str,
+    out: &mut Vec<Finding>,
+) -> Option<&'a str> {
+    let artifact: &'a Artifact = bundle.get(name)?;
+    match artifact.text() {
+        // No CSV, Markdown, SVG, JSON or Python text holds a NUL (XML, JSON and CPython refuse
+        // it); one means binary content, which no parser should be asked to read.
+        Ok(t) if t.contains('\0') => {
+            let line = t[..t.find('\0').unwrap_or(0)].matches('\n').count() + 1;
+            out.push(
+                Finding::fail(
+                    unreadable_id,
+                    format!("`{name}` holds a NUL byte (line {line}): it is not a text file"),
+                )
+                .artifact(name)
+                .line(line),
+            );
+            None
+        }
+        Ok(t) => Some(t),
+        Err(e) => {
+            out.push(
+                Finding::fail(
+                    unreadable_id,
+                    format!(
+                        "`{name}` is not valid UTF-8 (first bad byte at offset {})",
+                        e.valid_up_to()
+                    ),
+                )
+                .artifact(name),
+            );
+            None
         }
     }
 }

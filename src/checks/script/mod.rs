@@ -44,9 +44,15 @@ const OS_PROCESS_NAMES: [&str; 20] = [
 const MAX_FINDINGS_PER_ID: usize = 20;
 
 pub fn check(ctx: &Context, out: &mut Vec<Finding>) {
-    let name = ctx.spec.artifacts.script.as_str();
-    if let Some(text) = ctx.text(name, "script.unreadable", out) {
-        judge(ctx.spec, text, out);
+    check_bundle(ctx.spec, ctx.bundle, out);
+}
+
+/// The script family needs only the bundle (not the source): `verify_loading` starts it before
+/// the source is read.
+pub fn check_bundle(spec: &Spec, bundle: &crate::bundle::Bundle, out: &mut Vec<Finding>) {
+    let name = spec.artifacts.script.as_str();
+    if let Some(text) = super::artifact_text(bundle, name, "script.unreadable", out) {
+        judge(spec, text, out);
     }
 }
 
