@@ -16,12 +16,6 @@ pub fn char_at(text: &str, i: usize) -> Option<char> {
     text.get(i..).and_then(|s| s.chars().next())
 }
 
-/// The character ending at byte `i`, if any.
-#[inline]
-pub fn char_before(text: &str, i: usize) -> Option<char> {
-    text.get(..i).and_then(|s| s.chars().next_back())
-}
-
 #[inline]
 pub fn is_ws(c: char) -> bool {
     c.is_whitespace()

@@ -199,11 +199,6 @@ fn strip(c: char) -> bool {
     )
 }
 
-/// Spans of URL tokens, which other scanners mask.
-pub fn urls(text: &str) -> Vec<(usize, usize)> {
-    files_and_urls(text, &[]).1
-}
-
 /// Every file name cited in `text`.
 pub fn files(text: &str, extensions: &[String]) -> Vec<FileMention> {
     files_and_urls(text, extensions).0
