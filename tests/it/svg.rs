@@ -261,3 +261,79 @@ fn a_huge_hostile_chart_is_judged_in_bounded_time() {
     );
     assert!(start.elapsed().as_secs() < 60, "took {:?}", start.elapsed());
 }
+
+/// The flat, bare chart (no groups, no frames) with its lines `from..to` (1-based, inclusive)
+/// removed.
+fn flat_bare_without(from: usize, to: usize) -> String {
+    fixture("flat_bare.svg")
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| !(from..=to).contains(&(i + 1)))
+        .map(|(_, l)| format!("{l}\n"))
+        .collect()
+}
+
+/// The panels' titles, sorted.
+fn panel_titles(svg: &str) -> Vec<String> {
+    let mut titles: Vec<String> = panels_of(svg).into_iter().map(|(t, _)| t).collect();
+    titles.sort();
+    titles
+}
+
+#[test]
+fn a_flat_bare_chart_is_split_at_its_gutters_even_under_a_figure_title_and_above_a_note() {
+    let svg = fixture("flat_bare.svg")
+        .replacen(
+            "<text x=\"36\" y=\"48\"",
+            "<text x=\"480\" y=\"16\" font-size=\"14\" text-anchor=\"middle\">Northstar Cloud, fiscal 2021 to 2025: four trends</text>\n    <text x=\"36\" y=\"48\"",
+            1,
+        )
+        .replacen(
+            "</svg>",
+            "    <text x=\"480\" y=\"712\" font-size=\"10\" text-anchor=\"middle\">Source: northstar_cloud_financial_statements.csv</text>\n</svg>",
+            1,
+        );
+    assert_eq!(
+        panel_titles(&svg),
+        [
+            "Free cash flow",
+            "Net margin",
+            "Operating margin",
+            "Revenue"
+        ]
+    );
+    assert_clean(&svg);
+}
+
+#[test]
+fn a_flat_bare_chart_with_three_panels_fails_the_panel_count() {
+    // Lines 73–99 are the `Net margin` panel.
+    let svg = flat_bare_without(73, 99);
+    assert_eq!(
+        panel_titles(&svg),
+        ["Free cash flow", "Operating margin", "Revenue"]
+    );
+    let report = chart_report(&svg);
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.id == "svg.panel_count" && f.message.contains("found 3")),
+        "{:?}",
+        svg_problems(&report)
+    );
+}
+
+#[test]
+fn a_flat_bare_panel_without_its_series_is_not_a_panel() {
+    // Lines 89–94 are the `Net margin` polyline and its five points.
+    let svg = flat_bare_without(89, 94);
+    assert_eq!(
+        panel_titles(&svg),
+        ["Free cash flow", "Operating margin", "Revenue"]
+    );
+    assert!(!chart_report(&svg)
+        .findings
+        .iter()
+        .all(|f| f.status < Status::Fail));
+}

@@ -254,8 +254,11 @@ impl Candidate {
 }
 
 /// Detect the panels of a scene.
+///
+/// Groups and frames find the panels of grouped, framed and matplotlib charts. When they find
+/// fewer than two panels, the chart may be flat and bare (no groups, no frames): the areas between
+/// its gutters are added as candidates ([`gutter_candidates`]) and kept if they find more panels.
 pub fn detect(scene: &Scene, roles: &[Role], tol: f64) -> Detection {
-    let n_texts = scene.texts.len();
     let view = View {
         scene,
         roles,
@@ -267,6 +270,30 @@ pub fn detect(scene: &Scene, roles: &[Role], tol: f64) -> Detection {
             .collect(),
         tol,
     };
+    let (candidates, truncated) = collect(&view);
+    let found = select(&view, candidates, truncated);
+    if found.panels.len() >= 2 || found.truncated {
+        return found;
+    }
+    let mut budget = Budget(WORK_BUDGET);
+    let extra = gutter_candidates(&view, &mut budget);
+    if extra.is_empty() || budget.0 == 0 {
+        return found;
+    }
+    let (mut candidates, truncated) = collect(&view);
+    candidates.extend(extra);
+    let flat = select(&view, candidates, truncated);
+    if flat.panels.len() > found.panels.len() {
+        flat
+    } else {
+        found
+    }
+}
+
+/// Candidates from groups and frames, and whether the work budget ran out.
+fn collect(view: &View) -> (Vec<Candidate>, bool) {
+    let scene = view.scene;
+    let (roles, tol) = (view.roles, view.tol);
     let mut candidates: Vec<Candidate> = Vec::new();
     // Groups: every item joins each of its enclosing containers.
     let slot: std::collections::HashMap<usize, usize> = scene
@@ -291,7 +318,7 @@ pub fn detect(scene: &Scene, roles: &[Role], tol: f64) -> Detection {
             .for_each(|&k| members[k].1.push(s));
     }
     for (&(_, line), (texts, shapes)) in scene.groups.iter().zip(members) {
-        candidates.push(candidate(&view, texts, shapes, None, line));
+        candidates.push(candidate(view, texts, shapes, None, line));
     }
     // Frames: every item whose box lies inside.
     let text_x: Vec<f64> = scene.texts.iter().map(|t| t.bbox.x0).collect();
@@ -328,11 +355,19 @@ pub fn detect(scene: &Scene, roles: &[Role], tol: f64) -> Detection {
         }
         texts.sort_unstable();
         shapes.sort_unstable();
-        candidates.push(candidate(&view, texts, shapes, Some(f), frame.line));
+        candidates.push(candidate(view, texts, shapes, Some(f), frame.line));
     }
     if !truncated {
-        extend_frames(&view, &mut candidates, &mut budget);
+        extend_frames(view, &mut candidates, &mut budget);
     }
+    (candidates, truncated)
+}
+
+/// The panels among `candidates`: the outermost qualifying ones that are not containers of two.
+fn select(view: &View, mut candidates: Vec<Candidate>, mut truncated: bool) -> Detection {
+    let scene = view.scene;
+    let (roles, tol) = (view.roles, view.tol);
+    let n_texts = scene.texts.len();
     // The same content found as a group and as a frame is one candidate; keep the frame.
     candidates.retain(|c| c.years.is_some() && (c.title.is_some() || c.series));
     candidates.sort_by_key(|c| c.frame.is_none());
@@ -474,6 +509,145 @@ fn extend_frames(v: &View, candidates: &mut Vec<Candidate>, budget: &mut Budget)
         let (shapes, line) = (base.shapes.clone(), base.line);
         candidates.push(candidate(v, texts, shapes, None, line));
     }
+}
+
+/// How deep the gutter split goes: a 2×2 chart needs 2 levels (3 with a figure title or legend
+/// peeled off first); the limit bounds the work on hostile input.
+const MAX_GUTTER_DEPTH: usize = 8;
+
+/// A scene item placed by the gutter split: a text (`Ok`) or a non-frame shape (`Err`).
+#[derive(Clone, Copy)]
+struct Placed {
+    item: Result<usize, usize>,
+    bbox: BBox,
+}
+
+/// Candidates of a flat chart without groups or frames, by recursive gutter splitting (the XY-cut
+/// of document layout analysis). An area is split along the widest empty band (a *gutter*) across
+/// it, horizontal or vertical, whose two sides could each hold a panel (each has a year label and
+/// a title-like text); bands inside a panel fail that test (one side lacks the title, or the year
+/// labels). When no band splits an area so, a side without year labels (a figure title, a note, a
+/// legend) is peeled off, if what remains then splits. Every area split off is a candidate; the
+/// usual selection keeps the outermost that qualify and are not containers. Frames are left out of
+/// the bands (they would bridge every gutter) and join the areas that enclose them.
+fn gutter_candidates(v: &View, budget: &mut Budget) -> Vec<Candidate> {
+    let scene = v.scene;
+    let items: Vec<Placed> = (0..scene.texts.len())
+        .map(|t| Placed {
+            item: Ok(t),
+            bbox: scene.texts[t].bbox,
+        })
+        .chain(
+            (0..scene.shapes.len())
+                .filter(|&s| v.roles[s] != Role::Frame)
+                .map(|s| Placed {
+                    item: Err(s),
+                    bbox: scene.shapes[s].bbox,
+                }),
+        )
+        .filter(|p| {
+            [p.bbox.x0, p.bbox.y0, p.bbox.x1, p.bbox.y1]
+                .iter()
+                .all(|c| c.is_finite())
+        })
+        .collect();
+    let mut out = Vec::new();
+    split_area(v, items, 0, budget, &mut out);
+    out
+}
+
+fn split_area(
+    v: &View,
+    items: Vec<Placed>,
+    depth: usize,
+    budget: &mut Budget,
+    out: &mut Vec<Candidate>,
+) {
+    if depth > 0 {
+        out.push(area_candidate(v, &items));
+    }
+    if depth >= MAX_GUTTER_DEPTH || items.len() < 2 || !budget.spend_n(8 * items.len()) {
+        return;
+    }
+    if let Some((left, right)) = best_gutter(v, &items, false) {
+        split_area(v, left, depth + 1, budget, out);
+        split_area(v, right, depth + 1, budget, out);
+        return;
+    }
+    // Peel off a side without year labels when the rest then splits into panels.
+    if let Some((rest, _decoration)) = best_gutter(v, &items, true) {
+        if best_gutter(v, &rest, false).is_some() {
+            split_area(v, rest, depth + 1, budget, out);
+        }
+    }
+}
+
+/// The widest gutter across `items` and the items on either side. With `peel`, a gutter with year
+/// labels on one side only, returned as (that side, the other); else one whose sides could each
+/// hold a panel.
+fn best_gutter(v: &View, items: &[Placed], peel: bool) -> Option<(Vec<Placed>, Vec<Placed>)> {
+    let is_year = |p: &Placed| matches!(p.item, Ok(t) if v.years[t].is_some());
+    let is_title = |p: &Placed| matches!(p.item, Ok(t) if v.title_like[t]);
+    let mut best: Option<(f64, Vec<Placed>, Vec<Placed>)> = None;
+    for vertical_band in [true, false] {
+        let lo = |b: &BBox| {
+            if vertical_band {
+                (b.x0, b.x1)
+            } else {
+                (b.y0, b.y1)
+            }
+        };
+        let mut sorted = items.to_vec();
+        sorted.sort_by(|a, b| lo(&a.bbox).0.total_cmp(&lo(&b.bbox).0));
+        let (years_total, titles_total) = (
+            sorted.iter().filter(|p| is_year(p)).count(),
+            sorted.iter().filter(|p| is_title(p)).count(),
+        );
+        let (mut years, mut titles) = (0, 0);
+        let mut reach = f64::NEG_INFINITY;
+        for i in 1..sorted.len() {
+            let prev = &sorted[i - 1];
+            reach = reach.max(lo(&prev.bbox).1);
+            years += usize::from(is_year(prev));
+            titles += usize::from(is_title(prev));
+            let gap = lo(&sorted[i].bbox).0 - reach;
+            if gap <= v.tol || best.as_ref().is_some_and(|b| gap <= b.0) {
+                continue;
+            }
+            let (ry, rt) = (years_total - years, titles_total - titles);
+            let (left, right) = (sorted[..i].to_vec(), sorted[i..].to_vec());
+            let panels_both_sides = years > 0 && titles > 0 && ry > 0 && rt > 0;
+            if (!peel && panels_both_sides) || (peel && years > 0 && ry == 0) {
+                best = Some((gap, left, right));
+            } else if peel && years == 0 && ry > 0 {
+                best = Some((gap, right, left));
+            }
+        }
+    }
+    best.map(|(_, a, b)| (a, b))
+}
+
+/// The candidate of one area: its items, and the frames its items' box encloses.
+fn area_candidate(v: &View, items: &[Placed]) -> Candidate {
+    let scene = v.scene;
+    let mut texts: Vec<usize> = items.iter().filter_map(|p| p.item.ok()).collect();
+    let mut shapes: Vec<usize> = items.iter().filter_map(|p| p.item.err()).collect();
+    if let Some(area) = items.iter().map(|p| p.bbox).reduce(|a, b| a.union(&b)) {
+        shapes.extend(
+            (0..scene.shapes.len()).filter(|&s| {
+                v.roles[s] == Role::Frame && area.contains(&scene.shapes[s].bbox, v.tol)
+            }),
+        );
+    }
+    texts.sort_unstable();
+    shapes.sort_unstable();
+    let line = texts
+        .iter()
+        .map(|&t| scene.texts[t].line)
+        .chain(shapes.iter().map(|&s| scene.shapes[s].line))
+        .min()
+        .unwrap_or(1);
+    candidate(v, texts, shapes, None, line)
 }
 
 /// The scene with each text classified once (year label, title-like).
