@@ -64,10 +64,24 @@ pub fn percent_hint(raw: &str) -> bool {
         .any(|t| matches!(t, "pct" | "perc" | "percent"))
 }
 
-/// The base name of a path (`/` or `\\` separated) with one leading `<hex>-` upload prefix
-/// removed (hex digits only): how the manifest, the memo and the run name an uploaded file.
+/// The base name of a path (`/` or `\\` separated) with one leading upload prefix removed
+/// (contract §9, §5/§6 file names): `<hex digits>-` (`3fa9c0-`), or `file-<letters and digits>-`
+/// (`file-C6Pb6RhZrVPR4Fiq9tZ6Hn-`): how the manifest, the memo and the run name an uploaded file.
 pub fn upload_base_name(name: &str) -> &str {
     let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    strip_upload_prefix(base)
+}
+
+/// `base` without one leading upload prefix (see [`upload_base_name`]); unchanged when it has none
+/// or when nothing would remain.
+pub fn strip_upload_prefix(base: &str) -> &str {
+    if let Some(rest) = base.strip_prefix("file-") {
+        if let Some((id, tail)) = rest.split_once('-') {
+            if !id.is_empty() && !tail.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric()) {
+                return tail;
+            }
+        }
+    }
     match base.split_once('-') {
         Some((prefix, rest))
             if !prefix.is_empty()
@@ -78,6 +92,12 @@ pub fn upload_base_name(name: &str) -> &str {
         }
         _ => base,
     }
+}
+
+/// Whether two file names name the same upload: equal base names once a leading upload prefix is
+/// removed from either (the user's own copy may carry one too).
+pub fn same_upload(a: &str, b: &str) -> bool {
+    upload_base_name(a) == upload_base_name(b)
 }
 
 /// The folded tokens of a name (split on `_`).
@@ -118,6 +138,20 @@ mod tests {
         assert_eq!(fold("Interest coverage (x)"), "interest_coverage");
         assert_eq!(fold("current_ratio_x"), "current_ratio");
         assert_eq!(fold("__Net  margin__"), "net_margin");
+    }
+
+    #[test]
+    fn upload_prefixes_are_removed_from_either_side() {
+        assert_eq!(
+            upload_base_name("file-C6Pb6RhZrVPR4Fiq9tZ6Hn-northstar.csv"),
+            "northstar.csv"
+        );
+        assert_eq!(upload_base_name("/mnt/data/9c41e07b2a-ms.csv"), "ms.csv");
+        assert_eq!(upload_base_name("file-report.csv"), "file-report.csv");
+        assert_eq!(upload_base_name("not-hex.csv"), "not-hex.csv");
+        assert!(same_upload("3fa9c0-a.csv", "file-Xy12-a.csv"));
+        assert!(same_upload("a.csv", "/mnt/data/file-Xy12-a.csv"));
+        assert!(!same_upload("a.csv", "b.csv"));
     }
 
     #[test]

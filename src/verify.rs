@@ -121,6 +121,7 @@ struct Parts {
     /// Metrics, movements, memo and consistency findings.
     later: Vec<Finding>,
     checked: Vec<Family>,
+    coverage: Vec<(String, crate::report::Coverage)>,
 }
 
 impl Parts {
@@ -141,10 +142,12 @@ impl Parts {
             checks::svg::check(ctx, &mut svg);
         }
         let mut later = Vec::new();
+        let mut coverage = Vec::new();
         if ctx.truth.is_some() {
             let metrics = checks::metrics::check(ctx, &mut later);
             let movements = checks::movements::check(ctx, &metrics, &mut later);
             let memo = checks::memo::check(ctx, &metrics, &mut later);
+            coverage.push((ctx.spec.artifacts.memo.clone(), memo.coverage));
             checks::consistency::check(ctx, &metrics, &movements, &memo, &manifest, &mut later);
             checked.extend([
                 Family::Metrics,
@@ -158,6 +161,7 @@ impl Parts {
             svg,
             later,
             checked,
+            coverage,
         }
     }
 
@@ -173,6 +177,7 @@ impl Parts {
             svg,
             later,
             mut checked,
+            coverage,
         } = self;
         head.extend(svg);
         head.extend(script);
@@ -193,6 +198,7 @@ impl Parts {
             artifacts: bundle.digests(),
             families_checked: checked,
             findings,
+            coverage,
         }
     }
 }

@@ -17,6 +17,7 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Manifest;
     "manifest.validation_results", Fail, "validation_results is not an object.";
     "manifest.identity_claim", Fail, "accounting_equation_passed_every_row is absent, not a boolean, or not what vouch found.";
     "manifest.claim", Fail, "A known validation claim (columns present, values numeric, years ordered) contradicts the source.";
+    "manifest.script_not_listed", Warn, "generated_filenames lists the five outputs but not the script itself (contract §9)";
     "manifest.generated_filenames", Fail, "generated_filenames is not a list of names under /mnt/data including all six artifacts, or lists a file the bundle lacks.";
     "manifest.execution_directory", Fail, "execution_directory is not /mnt/data.";
 ];
@@ -120,13 +121,13 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
 
     if let Some(v) = input {
         match v.as_str() {
-            Some(s) if upload_base_name(s) == stmts.file_name => {}
+            Some(s) if crate::names::same_upload(s, &stmts.file_name) => {}
             _ => out.push(
                 Finding::fail(
                     "manifest.input_filename",
                     format!(
-                        "input_filename is {v}; its base name must be `{}`",
-                        stmts.file_name
+                        "input_filename is {v}; its base name, without an upload prefix, must be `{}`",
+                        upload_base_name(&stmts.file_name)
                     ),
                 )
                 .artifact(name)
@@ -302,8 +303,32 @@ fn check_generated(ctx: &Context, v: &Value, name: &str, loc: Location, out: &mu
         }
         bases.push(base.to_string());
     }
-    for artifact in ctx.spec.artifacts.all() {
-        if !bases.iter().any(|b| b == artifact) {
+    let unlisted: Vec<&str> = ctx
+        .spec
+        .artifacts
+        .all()
+        .into_iter()
+        .filter(|a| !bases.iter().any(|b| b == a))
+        .collect();
+    // Contract §9: the five outputs listed but not the script itself is a warning — the script
+    // generated the others, it is not one of its own outputs to every writer.
+    if let [only] = unlisted[..] {
+        if only == ctx.spec.artifacts.script {
+            out.push(
+                Finding::warn(
+                    "manifest.script_not_listed",
+                    format!(
+                        "generated_filenames lists the five outputs but not `{only}` (the script that wrote them); list it too, so the manifest names every artifact of the run"
+                    ),
+                )
+                .artifact(name)
+                .at(loc),
+            );
+            return;
+        }
+    }
+    for artifact in unlisted {
+        {
             out.push(
                 Finding::fail(
                     "manifest.generated_filenames",
@@ -331,16 +356,6 @@ fn kind(v: &Value) -> &'static str {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn strips_paths_and_hex_upload_prefixes() {
-        assert_eq!(
-            upload_base_name("/mnt/data/3f9a0c-northstar.csv"),
-            "northstar.csv"
-        );
-        assert_eq!(upload_base_name("northstar.csv"), "northstar.csv");
-        assert_eq!(upload_base_name("not-hex-name.csv"), "not-hex-name.csv");
-    }
 
     #[test]
     fn reads_every_year_range_shape() {

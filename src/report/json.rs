@@ -39,6 +39,11 @@ pub fn render(report: &Report) -> String {
             "warn": report.count(Status::Warn),
             "info": report.count(Status::Info),
         },
+        "coverage": report
+            .coverage
+            .iter()
+            .map(|(a, c)| (a.clone(), serde_json::to_value(c).expect("coverage serializes")))
+            .collect::<serde_json::Map<String, Value>>(),
         "checks": checks,
     });
     let mut s = serde_json::to_string_pretty(&doc).expect("report serializes");

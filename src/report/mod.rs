@@ -232,6 +232,27 @@ pub struct ArtifactDigest {
 }
 
 /// Everything one verification found.
+/// How many claims of one artifact vouch traced to the source (contract §9): verified,
+/// contradicted, or unverified (could not be tied with certainty).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    pub verified: usize,
+    pub contradicted: usize,
+    pub unverified: usize,
+}
+
+impl Coverage {
+    pub fn total(&self) -> usize {
+        self.verified + self.contradicted + self.unverified
+    }
+
+    pub fn add(&mut self, other: Coverage) {
+        self.verified += other.verified;
+        self.contradicted += other.contradicted;
+        self.unverified += other.unverified;
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub bundle: String,
@@ -243,6 +264,8 @@ pub struct Report {
     pub families_checked: Vec<Family>,
     /// Every non-pass finding, in the order the checks ran.
     pub findings: Vec<Finding>,
+    /// Claims traced per artifact (the memo's numbers), in artifact order.
+    pub coverage: Vec<(String, Coverage)>,
 }
 
 impl Report {

@@ -171,6 +171,9 @@ pub struct MetricsFileSpec {
     pub long_metric_columns: Vec<String>,
     pub long_value_columns: Vec<String>,
     pub min_significant_digits: u32,
+    /// Tokens (or `_`-joined token phrases) that only describe a metric named before them in a
+    /// header: averaging words, the base named, units (contract §9 "§2 headers").
+    pub header_descriptors: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -206,6 +209,23 @@ pub struct MemoSpec {
     pub kpi_section: String,
     pub file_extensions: Vec<String>,
     pub threshold_numbers: Vec<ThresholdNumber>,
+    /// A KPI ratio or multiple whose printed interval is wider than this share of its magnitude
+    /// is imprecise (a decimal string, contract §9).
+    pub kpi_max_relative_interval: String,
+    /// §9: quantities the contract does not define; a number next to one is unverified.
+    pub undefined_quantities: Vec<String>,
+    /// §9: words that, next to a metric, describe it (`average equity`): not items of their own.
+    pub metric_descriptors: Vec<String>,
+    /// §9: words that end a clause and compare two things (`vs`, `against` …).
+    pub comparison_cues: Vec<String>,
+    /// §9: words that make a prior-year value admissible (`from`, `up from` …).
+    pub prior_cues: Vec<String>,
+    /// §9: words that end a clause when a new item follows (`and`, `but` …).
+    pub clause_breaks: Vec<String>,
+    /// §9: words that make a difference of two rates admissible (`gap`, `ahead of` …).
+    pub difference_cues: Vec<String>,
+    /// §9: verbs of change that make the change over a span of years admissible.
+    pub change_cues: Vec<String>,
     pub evidence: Vec<EvidenceTopic>,
 }
 
@@ -399,6 +419,44 @@ impl Spec {
 
     pub fn rule_index(&self, id: &str) -> Option<usize> {
         self.movements.rules.iter().position(|r| r.id == id)
+    }
+
+    /// The metric a folded header names (contract §9 "§2 headers"), with its rank: 0 for an exact
+    /// id or synonym, else 1 + the number of descriptor tokens after the name. A header names a
+    /// metric when its tokens start with the tokens of an id or synonym and every remaining token
+    /// is a descriptor (`roa_avg_assets`, `free_cash_flow_usd_m`); the longest name wins.
+    pub fn metric_for_header(&self, folded: &str) -> Option<(usize, usize)> {
+        if let Some(m) = self.metric_named(folded) {
+            return Some((m, 0));
+        }
+        let tokens: Vec<&str> = crate::names::tokens(folded).collect();
+        for cut in (1..tokens.len()).rev() {
+            let Some(m) = self.metric_named(&tokens[..cut].join("_")) else {
+                continue;
+            };
+            let rest = &tokens[cut..];
+            if let Some(n) = self.descriptor_tokens(rest) {
+                return Some((m, 1 + n));
+            }
+            return None;
+        }
+        None
+    }
+
+    /// How many tokens `rest` has when it is made of descriptor phrases only, else `None`.
+    fn descriptor_tokens(&self, rest: &[&str]) -> Option<usize> {
+        let mut i = 0;
+        'outer: while i < rest.len() {
+            for d in &self.metrics_file.header_descriptors {
+                let dt: Vec<&str> = d.split('_').filter(|t| !t.is_empty()).collect();
+                if !dt.is_empty() && rest[i..].starts_with(&dt) {
+                    i += dt.len();
+                    continue 'outer;
+                }
+            }
+            return None;
+        }
+        Some(rest.len())
     }
 
     /// Every name a metric is known by (id, then synonyms), folded.

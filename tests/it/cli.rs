@@ -70,8 +70,13 @@ fn json_output_is_versioned_and_quiet_on_stderr() {
     assert_eq!(v["verdict"], "accept");
     assert_eq!(v["schema_version"], 1);
     let checks = v["checks"].as_array().unwrap();
-    assert!(checks.iter().all(|c| c["status"] == "pass"));
+    assert!(checks
+        .iter()
+        .all(|c| c["status"] == "pass" || c["status"] == "info"));
     assert_eq!(v["artifacts"].as_array().unwrap().len(), 6);
+    let memo = &v["coverage"]["investment_analysis.md"];
+    assert_eq!(memo["contradicted"], 0);
+    assert!(memo["verified"].as_u64().unwrap() > 100, "{memo}");
 }
 
 #[test]

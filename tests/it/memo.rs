@@ -221,10 +221,25 @@ fn contract_thresholds_are_not_checked() {
 }
 
 #[test]
-fn a_sentence_naming_two_years_or_two_items_ties_nothing() {
+fn a_number_written_next_to_its_year_is_tied_even_when_another_year_is_named() {
+    // Contract §9: the year written right after the number is its year.
     let r = verify_memo(&edited(
         "Capex was $92.6 million in FY2025.",
-        "Capex was $99.9 million in FY2025 against FY2024. Capex and revenue were $99.9 million in FY2025.",
+        "Capex was $99.9 million in FY2025 against FY2024.",
+    ));
+    assert_eq!(
+        findings_of(&r, "memo.contradicted_number").len(),
+        1,
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_sentence_naming_two_items_joined_ties_nothing() {
+    let r = verify_memo(&edited(
+        "Capex was $92.6 million in FY2025.",
+        "Capex and revenue were $99.9 million in FY2025.",
     ));
     assert!(
         findings_of(&r, "memo.contradicted_number").is_empty(),
@@ -421,7 +436,10 @@ fn a_terse_memo_in_another_style_passes() {
     let r = verify_memo(m);
     let bad: Vec<String> = memo_findings(&r)
         .iter()
+        // `225 bps` from margins rounded to two decimals is off by 0.52 of its last digit: a
+        // double-rounding warning (§7), not an error.
         .filter(|f| f.status >= Status::Warn && f.id != "memo.year_out_of_range")
+        .filter(|f| !(f.id == "memo.contradicted_number" && f.status == Status::Warn))
         .map(|f| format!("{} {:?} {}", f.id, f.location.line, f.message))
         .collect();
     assert!(bad.is_empty(), "{}", bad.join("\n"));
@@ -434,7 +452,10 @@ fn a_terse_memo_in_another_style_passes() {
 fn the_terse_memo_still_catches_one_wrong_figure() {
     let m = include_str!("memo_styles/terse.md").replace("$121.8 million", "$112.8 million");
     let r = verify_memo(&m);
-    let f = findings_of(&r, "memo.contradicted_number");
+    let f: Vec<_> = findings_of(&r, "memo.contradicted_number")
+        .into_iter()
+        .filter(|f| f.status == Status::Fail)
+        .collect();
     assert_eq!(f.len(), 1, "{}", dump(&r));
     assert_eq!(f[0].location.line, Some(line_of(&m, "$112.8 million")));
     let m = include_str!("memo_styles/terse.md").replace(
@@ -544,7 +565,10 @@ fn a_narrative_memo_with_common_agent_phrasing_passes() {
     let r = verify_memo(m);
     let bad: Vec<String> = memo_findings(&r)
         .iter()
+        // `225 bps` from margins rounded to two decimals is off by 0.52 of its last digit: a
+        // double-rounding warning (§7), not an error.
         .filter(|f| f.status >= Status::Warn && f.id != "memo.year_out_of_range")
+        .filter(|f| !(f.id == "memo.contradicted_number" && f.status == Status::Warn))
         .map(|f| format!("{} {:?} {}", f.id, f.location.line, f.message))
         .collect();
     assert!(bad.is_empty(), "{}", bad.join("\n"));

@@ -11,7 +11,8 @@ use std::collections::BTreeSet;
 /// Whether a cited file name (path and upload prefix allowed) is one the memo may cite.
 pub fn known_file(ctx: &Context, name: &str) -> bool {
     let base = super::years::base_name(name);
-    base == ctx.stmts.file_name || ctx.spec.artifacts.all().contains(&base)
+    crate::names::same_upload(name, &ctx.stmts.file_name)
+        || ctx.spec.artifacts.all().contains(&base)
 }
 
 pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {

@@ -12,11 +12,13 @@ use crate::checks::metrics::MetricsReading;
 use crate::checks::Context;
 use crate::names::{fold, percent_hint};
 use crate::numbers::{
-    fit_scale, judge, parse_number, show_auto, show_k, Agreement, Judgement, Num, Printed, Scale,
+    fit_scale, int, judge, parse_decimal, parse_number, show_auto, show_exact, show_k, Agreement,
+    Judgement, Num, Printed, Scale,
 };
 use crate::recompute::Truth;
-use crate::report::{Finding, Location, NumberDetail};
+use crate::report::{Coverage, Finding, Location, NumberDetail};
 use crate::spec::Unit;
+use num_traits::Signed;
 use std::collections::BTreeSet;
 
 /// One value cell of a KPI table, with its label and year.
@@ -224,6 +226,7 @@ fn best<'a>(
         .min_by(|a, b| a.1.agreement.cmp(&b.1.agreement).then(a.1.k.cmp(&b.1.k)))
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn check(
     ctx: &Context,
     truth: &Truth,
@@ -231,6 +234,7 @@ pub fn check(
     doc: &Doc,
     spans: &[Option<SectionSpan>],
     vocab: &Vocabulary,
+    coverage: &mut Coverage,
     out: &mut Vec<Finding>,
 ) -> Vec<KpiCell> {
     let spec = ctx.spec;
@@ -275,7 +279,12 @@ pub fn check(
         }
         for label in labels {
             let group: Vec<&Cell> = table.iter().filter(|c| c.label == label).collect();
+            let numeric = group
+                .iter()
+                .filter(|c| cell_number(c.text).is_some())
+                .count();
             let Some(entity) = entity_for_label(ctx, vocab, label) else {
+                coverage.unverified += numeric;
                 if !label.trim().is_empty() {
                     out.push(
                         Finding::info(
@@ -287,7 +296,15 @@ pub fn check(
                 }
                 continue;
             };
+            let before = out.len();
             check_label(ctx, truth, metrics, label, entity, &group, &mut kpi, out);
+            let failed = out[before..]
+                .iter()
+                .filter(|f| f.status == crate::report::Status::Fail)
+                .count()
+                .min(numeric);
+            coverage.contradicted += failed;
+            coverage.verified += numeric - failed;
         }
     }
     kpi
@@ -374,20 +391,6 @@ fn check_label(
                 scale: cell_scale,
                 location: loc(c, label),
             });
-            if matches!(unit, Unit::Ratio | Unit::Multiple)
-                && p.significant < ctx.spec.metrics_file.min_significant_digits
-            {
-                out.push(
-                    Finding::warn(
-                        "memo.imprecise",
-                        format!(
-                            "KPI `{label}` {}: `{}` has {} significant digit(s), fewer than {}; too coarse to check",
-                            c.year, p.raw, p.significant, ctx.spec.metrics_file.min_significant_digits
-                        ),
-                    )
-                    .at(loc(c, label)),
-                );
-            }
         }
         let not_meaningful =
             matches!(entity, Entity::Metric(m) if truth.metrics[m].not_meaningful[t]);
@@ -414,6 +417,31 @@ fn check_label(
             );
             continue;
         };
+        // Contract §9: imprecise only when the printed interval is wider than a set share of the
+        // value's magnitude (`4.0%` and `0.98x` can be checked; `4%` for 3.6 % cannot tell
+        // plausible values apart).
+        if matches!(entity, Entity::Metric(_)) && matches!(unit, Unit::Ratio | Unit::Multiple) {
+            let width = p.unit();
+            let magnitude = std::cmp::max(p.value.abs(), (x * &factor).abs());
+            let share =
+                parse_decimal(&ctx.spec.memo.kpi_max_relative_interval).unwrap_or_else(|| int(0));
+            if width > &share * magnitude {
+                out.push(
+                    Finding::warn(
+                        "memo.imprecise",
+                        format!(
+                            "KPI `{label}` {}: `{}` stands for an interval {} wide, more than {}% of the value; too coarse \
+                             to tell plausible values apart",
+                            c.year,
+                            p.raw,
+                            show_exact(&width),
+                            show_exact(&(&share * int(100)))
+                        ),
+                    )
+                    .at(loc(c, label)),
+                );
+            }
+        }
         // Built only for a finding: most cells pass.
         let detail = || NumberDetail {
             printed: p.raw.clone(),

@@ -6,6 +6,7 @@
 //! the spec and the recomputed truth. Every finding names the memo line it is about.
 
 pub mod citations;
+pub mod claims;
 pub mod evidence;
 pub mod kpi;
 pub mod lex;
@@ -38,12 +39,13 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Memo;
     "memo.kpi_undefined", Fail, "a KPI table shows a number where the value is undefined";
     "memo.kpi_not_meaningful", Info, "a KPI table cell where the value is not meaningful (blank or the arithmetic value accepted)";
     "memo.kpi_not_a_number", Warn, "a KPI table cell of a matched label is neither a number nor a blank";
-    "memo.imprecise", Warn, "a KPI ratio or multiple is printed with fewer than 3 significant digits";
+    "memo.imprecise", Warn, "a KPI ratio or multiple is printed so coarsely that its interval is wider than `memo.kpi_max_relative_interval` of its magnitude";
     "memo.missing_evidence", Fail, "an evidence topic is not discussed in a paragraph that cites a source year and a file";
     "memo.unknown_file", Fail, "a cited file name is neither the source CSV nor one of the six artifacts";
     "memo.year_out_of_range", Warn, "a cited year is outside the source's years";
     "memo.number_out_of_range", Fail, "a number is tied to a year the source does not contain";
-    "memo.contradicted_number", Fail, "a number tied to one metric or line item and one year matches none of its values or changes";
+    "memo.contradicted_number", Fail, "a number tied with certainty to a metric, line item or ratio and a year matches none of its admissible values (value, prior value, change, difference)";
+    "memo.unverified_number", Info, "a number vouch cannot tie with certainty to one item and year (an undefined quantity, an aggregate, no item or year named); counted, never a failure";
 ];
 
 /// A value printed in the memo's KPI table, matched to a metric.
@@ -62,6 +64,8 @@ pub struct KpiCell {
 #[derive(Clone, Debug, Default)]
 pub struct MemoReading {
     pub kpi: Vec<KpiCell>,
+    /// The memo's numbers (KPI cells included): verified, contradicted, unverified.
+    pub coverage: crate::report::Coverage,
 }
 
 /// What the scanners read out of one block.
@@ -133,7 +137,8 @@ pub fn sentences(block: &Block, text: &str) -> Vec<(usize, usize)> {
     for (i, c) in text.char_indices() {
         let next = bytes.get(i + 1).copied();
         let ends = match c {
-            '.' | '!' | '?' => next.is_none_or(|n| n.is_ascii_whitespace()),
+            '.' => next.is_none_or(|n| n.is_ascii_whitespace()) && !abbreviation(&text[..i]),
+            '!' | '?' => next.is_none_or(|n| n.is_ascii_whitespace()),
             '\n' => next == Some(b'\n'),
             _ => false,
         };
@@ -147,6 +152,20 @@ pub fn sentences(block: &Block, text: &str) -> Vec<(usize, usize)> {
     }
     out.retain(|(s, e)| !text[*s..*e].trim().is_empty());
     out
+}
+
+/// Whether the text before a `.` ends in an abbreviation that does not end a sentence (`i.e.`,
+/// `e.g.`, `vs.`, `approx.`, `incl.`, `ca.`, `cf.`).
+fn abbreviation(before: &str) -> bool {
+    let word = before
+        .rsplit(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    matches!(
+        word.as_str(),
+        "i.e" | "e.g" | "vs" | "approx" | "incl" | "excl" | "ca" | "cf" | "est" | "avg"
+    )
 }
 
 /// A short quote of a sentence for messages.
@@ -194,7 +213,16 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
     evidence::check(ctx, &doc, &scans, &mut found);
     if let Some(truth) = ctx.truth {
         let vocab = vocabulary::Vocabulary::new(ctx.spec, ctx.stmts);
-        reading.kpi = kpi::check(ctx, truth, metrics, &doc, &spans, &vocab, &mut found);
+        reading.kpi = kpi::check(
+            ctx,
+            truth,
+            metrics,
+            &doc,
+            &spans,
+            &vocab,
+            &mut reading.coverage,
+            &mut found,
+        );
         let kpi_section = ctx
             .spec
             .memo
@@ -205,13 +233,15 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             .and_then(|s| spans[s].as_ref())
             .map(|span| kpi::kpi_tables(&doc, span))
             .unwrap_or_default();
-        let read = tied::Reading {
-            doc: &doc,
-            scans: &scans,
-            kpi_tables: &kpi_tables,
-            vocab: &vocab,
-        };
-        tied::check(ctx, truth, metrics, &read, &mut found);
+        let claims = claims::read(ctx, &doc, &scans, &kpi_tables, &vocab);
+        tied::check(
+            ctx,
+            truth,
+            metrics,
+            &claims,
+            &mut reading.coverage,
+            &mut found,
+        );
     }
     for f in &mut found {
         f.artifact = Some(name.clone());

@@ -1,32 +1,35 @@
-//! Tied numbers (contract §5 "Numbers"). A number is tied when its sentence (or table row) names
-//! exactly one §2 metric or §1 line item (longest match) and cites exactly one year. A tied number
-//! must match, under §7, the named thing's value in that year, its change from the year before
-//! (absolute, or relative with either base; a change may be written as its magnitude), or — for a
-//! metric — its value under the variant the metrics file uses. A tied number to a year outside the
-//! source is `memo.number_out_of_range`; to an undefined value, contradicted. The contract's own
-//! thresholds and enumeration markers like `(1)` are not checked. In a table with year columns
-//! (or year rows) outside the KPI section, each cell is tied to its year and to what its label
-//! names, as a sentence naming both would be (the KPI table itself is `kpi`'s).
+//! Tied numbers (contract §5 "Numbers", revised by §9): the judge of the claims
+//! [`super::claims`] read. A tied claim must match, under §7, one of its subject's admissible
+//! values in one of its years: the value (under the variant the metrics file uses); the value in
+//! the year before when its clause or column says so; its change (absolute, relative with either
+//! base, points, magnitude); and, against another subject of a comparison, the difference of
+//! their rates in points. Candidates that the printed unit cannot stand for are left out (a `%`
+//! is not a money value; an `x` is only a multiple or a ratio); when none is left the claim is
+//! unverified, not contradicted. A claim tied to a year outside the source is
+//! `memo.number_out_of_range`; to an undefined value, contradicted. Every claim ends verified,
+//! contradicted or unverified, and is counted in the memo's [`Coverage`].
 
-use super::kpi::{cells, entity_for_label, variants};
-use super::numbers::{numbers, NumberMention, Unit};
-use super::parse::{BlockKind, Doc};
-use super::sections::numbering_len;
-use super::vocabulary::{Entity, Vocabulary};
-use super::{quote, sentences, Scan};
+use super::claims::{Claim, Roles, Subject, Target};
+use super::kpi::variants;
+use super::numbers::Unit;
+use super::quote;
+use super::vocabulary::Entity;
 use crate::checks::metrics::MetricsReading;
 use crate::checks::Context;
-use crate::numbers::{int, judge, parse_decimal, show_auto, show_k, Agreement, Judgement, Num};
+use crate::numbers::{int, judge, show_auto, show_k, Agreement, Judgement, Num};
 use crate::recompute::Truth;
-use crate::report::{Finding, Location, NumberDetail};
+use crate::report::{Coverage, Finding, Location, NumberDetail};
 use num_traits::{Signed, Zero};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
     Value,
+    Prior,
     Change,
     Relative,
+    /// A difference of two rates, in points.
+    Difference,
 }
 
 /// One value a tied number may stand for.
@@ -41,10 +44,12 @@ impl Candidate {
     /// changes of a ratio in points, everything else plain.
     fn show(&self, ratio: bool) -> String {
         match (self.kind, ratio) {
-            (Kind::Relative, _) | (Kind::Value, true) => {
+            (Kind::Relative, _) | (Kind::Value | Kind::Prior, true) => {
                 format!("{}%", show_auto(&(&self.value * int(100))))
             }
-            (Kind::Change, true) => format!("{} points", show_auto(&(&self.value * int(100)))),
+            (Kind::Change, true) | (Kind::Difference, _) => {
+                format!("{} points", show_auto(&(&self.value * int(100))))
+            }
             _ => show_auto(&self.value),
         }
     }
@@ -101,249 +106,373 @@ fn series(
     }
 }
 
-fn candidates(
+/// What a subject's values are: rates (ratio metrics and ratios of two items), multiples, or
+/// money.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Nature {
+    Rate,
+    Multiple,
+    Money,
+}
+
+fn nature(ctx: &Context, s: Subject) -> Nature {
+    match s {
+        Subject::Ratio(..) => Nature::Rate,
+        Subject::One(Entity::Metric(m)) => match ctx.spec.metrics[m].unit {
+            crate::spec::Unit::Ratio | crate::spec::Unit::Points => Nature::Rate,
+            crate::spec::Unit::Multiple => Nature::Multiple,
+            crate::spec::Unit::Money => Nature::Money,
+        },
+        Subject::One(_) => Nature::Money,
+    }
+}
+
+fn subject_name(ctx: &Context, s: Subject) -> String {
+    match s {
+        Subject::One(e) => entity_name(ctx, e),
+        Subject::Ratio(a, b) => format!("{} / {}", entity_name(ctx, a), entity_name(ctx, b)),
+    }
+}
+
+/// A magnitude column (capex, interest): its sign is a convention, so either sign is the value.
+fn magnitude(ctx: &Context, s: Subject) -> bool {
+    matches!(s, Subject::One(Entity::Item(i))
+        if ctx.stmts.items[i].column.is_some_and(|c| ctx.spec.source.columns[c].magnitude))
+}
+
+/// The series of a subject: one per variant in use (a ratio is the ratio of the two first ones).
+fn subject_series(
     ctx: &Context,
     truth: &Truth,
     metrics: &MetricsReading,
-    e: Entity,
+    s: Subject,
     t: usize,
-) -> Vec<Candidate> {
-    let mut out = Vec::new();
-    for (variant, s) in series(ctx, truth, metrics, e, t) {
-        let Some(Some(x)) = s.get(t) else { continue };
-        out.push(Candidate {
-            what: format!("value{variant}"),
-            kind: Kind::Value,
-            value: x.clone(),
-        });
-        let Some(Some(p)) = t.checked_sub(1).and_then(|u| s.get(u)) else {
-            continue;
-        };
-        let diff = x - p;
-        let mut changes = vec![("change", Kind::Change, diff.clone())];
-        if !p.is_zero() {
-            changes.push(("relative change", Kind::Relative, &diff / p.abs()));
-            if p.is_negative() {
-                changes.push(("relative change (signed base)", Kind::Relative, &diff / p));
-            }
+) -> Vec<(String, Vec<Option<Num>>)> {
+    match s {
+        Subject::One(e) => series(ctx, truth, metrics, e, t),
+        Subject::Ratio(a, b) => {
+            let (Some((_, sa)), Some((_, sb))) = (
+                series(ctx, truth, metrics, a, t).into_iter().next(),
+                series(ctx, truth, metrics, b, t).into_iter().next(),
+            ) else {
+                return Vec::new();
+            };
+            let ratio = sa
+                .iter()
+                .zip(&sb)
+                .map(|(x, y)| match (x, y) {
+                    (Some(x), Some(y)) if !y.is_zero() => Some(x / y),
+                    _ => None,
+                })
+                .collect();
+            vec![(String::new(), ratio)]
         }
-        for (what, kind, c) in changes {
-            // The magnitude first, then the signed change when it differs.
-            out.push(Candidate {
-                what: format!("{what}{variant}"),
-                kind,
-                value: c.abs(),
-            });
-            if c.is_negative() {
-                out.push(Candidate {
-                    what: format!("{what}{variant}"),
-                    kind,
-                    value: c,
-                });
+    }
+}
+
+/// A subject's rates in year `t`: its value when it is a rate, and its relative change.
+fn rates(ctx: &Context, truth: &Truth, metrics: &MetricsReading, s: Subject, t: usize) -> Vec<Num> {
+    let mut out = Vec::new();
+    for (_, v) in subject_series(ctx, truth, metrics, s, t) {
+        let Some(Some(x)) = v.get(t) else { continue };
+        if nature(ctx, s) == Nature::Rate {
+            out.push(x.clone());
+        }
+        if let Some(Some(p)) = t.checked_sub(1).and_then(|u| v.get(u)) {
+            if !p.is_zero() {
+                out.push((x - p) / p.abs());
             }
         }
     }
     out
 }
 
-/// Whether a mention is one of the contract's own thresholds (`15%`, `2 points`, `0.15`…).
-fn is_threshold(ctx: &Context, n: &NumberMention) -> bool {
-    ctx.spec.memo.threshold_numbers.iter().any(|th| {
-        let unit_ok = match th.unit.as_str() {
-            "percent" => n.unit == Unit::Percent,
-            "points" => n.unit == Unit::Points,
-            "bare" => n.unit == Unit::Bare,
-            _ => false,
-        };
-        unit_ok && parse_decimal(&th.value).is_some_and(|v| v == n.printed.value)
-    })
+fn push_signed(out: &mut Vec<Candidate>, what: String, kind: Kind, c: Num) {
+    // The magnitude first, then the signed value when it differs.
+    let neg = c.is_negative();
+    out.push(Candidate {
+        what: what.clone(),
+        kind,
+        value: c.abs(),
+    });
+    if neg {
+        out.push(Candidate {
+            what,
+            kind,
+            value: c,
+        });
+    }
 }
 
-/// `(1)`-style enumeration markers in prose.
-fn is_marker(n: &NumberMention) -> bool {
-    n.parenthesised
-        && n.unit == Unit::Bare
-        && n.printed.decimals == 0
-        && !n.printed.currency
-        && n.printed.value < int(100)
+fn candidates(
+    ctx: &Context,
+    truth: &Truth,
+    metrics: &MetricsReading,
+    s: Subject,
+    t: usize,
+    roles: &Roles,
+) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    let values = !roles.change_only && !roles.prior_only;
+    let changes = !roles.value_only && !roles.prior_only;
+    let prior = roles.prior || roles.prior_only;
+    let flip = magnitude(ctx, s);
+    for (variant, series) in subject_series(ctx, truth, metrics, s, t) {
+        let x = series.get(t).cloned().flatten();
+        let p = t
+            .checked_sub(1)
+            .and_then(|u| series.get(u))
+            .cloned()
+            .flatten();
+        if values {
+            if let Some(x) = &x {
+                out.push(Candidate {
+                    what: format!("value{variant}"),
+                    kind: Kind::Value,
+                    value: x.clone(),
+                });
+                if flip && !x.is_zero() {
+                    out.push(Candidate {
+                        what: format!("value{variant} (as a negative outflow)"),
+                        kind: Kind::Value,
+                        value: -x.clone(),
+                    });
+                }
+            }
+        }
+        if prior {
+            if let Some(p) = &p {
+                out.push(Candidate {
+                    what: format!("prior-year value{variant}"),
+                    kind: Kind::Prior,
+                    value: p.clone(),
+                });
+                if flip && !p.is_zero() {
+                    out.push(Candidate {
+                        what: format!("prior-year value{variant} (as a negative outflow)"),
+                        kind: Kind::Prior,
+                        value: -p.clone(),
+                    });
+                }
+            }
+        }
+        if !changes {
+            continue;
+        }
+        let (Some(x), Some(p)) = (x, p) else { continue };
+        let diff = &x - &p;
+        push_signed(
+            &mut out,
+            format!("change{variant}"),
+            Kind::Change,
+            diff.clone(),
+        );
+        if !p.is_zero() {
+            push_signed(
+                &mut out,
+                format!("relative change{variant}"),
+                Kind::Relative,
+                &diff / p.abs(),
+            );
+            if p.is_negative() {
+                push_signed(
+                    &mut out,
+                    format!("relative change (signed base){variant}"),
+                    Kind::Relative,
+                    &diff / &p,
+                );
+            }
+        }
+    }
+    if let (true, Some((a, b))) = (changes, roles.span) {
+        if let (Some(ta), Some(tb)) = (truth.year_index(a), truth.year_index(b)) {
+            if tb == t {
+                for (variant, series) in subject_series(ctx, truth, metrics, s, t) {
+                    if let (Some(Some(xa)), Some(Some(xb))) = (series.get(ta), series.get(tb)) {
+                        let d = xb - xa;
+                        push_signed(
+                            &mut out,
+                            format!("change {a}–{b}{variant}"),
+                            Kind::Change,
+                            d.clone(),
+                        );
+                        if !xa.is_zero() {
+                            push_signed(
+                                &mut out,
+                                format!("relative change {a}–{b}{variant}"),
+                                Kind::Relative,
+                                &d / xa.abs(),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if changes {
+        for &o in &roles.against {
+            let mine = rates(ctx, truth, metrics, s, t);
+            let theirs = rates(ctx, truth, metrics, o, t);
+            for a in &mine {
+                for b in &theirs {
+                    push_signed(
+                        &mut out,
+                        format!("difference from {}", subject_name(ctx, o)),
+                        Kind::Difference,
+                        a - b,
+                    );
+                }
+            }
+        }
+    }
+    out
 }
 
-/// What the tied-numbers check reads: the parsed memo, each block's scan, the indices of the KPI
-/// section's tables (checked under `memo.kpi_*` instead) and the names to look for.
-pub struct Reading<'a> {
-    pub doc: &'a Doc,
-    pub scans: &'a [Scan],
-    pub kpi_tables: &'a [usize],
-    pub vocab: &'a Vocabulary,
+/// The scales under which a printed unit may stand for a candidate of a subject's nature; empty
+/// when it cannot (a `%` is not a money value; an `x` only a multiple or a ratio).
+fn scales(unit: Unit, kind: Kind, nature: Nature) -> &'static [i64] {
+    use Kind::*;
+    use Nature::*;
+    match (unit, kind, nature) {
+        (Unit::Unresolved, _, _) => &[],
+        (Unit::Percent, Value | Prior | Change, Rate) => &[100],
+        (Unit::Percent, Relative | Difference, _) => &[100],
+        (Unit::Percent, _, _) => &[],
+        (Unit::Points, Change, Rate) | (Unit::Points, Difference, _) => &[100],
+        (Unit::BasisPoints, Change, Rate) | (Unit::BasisPoints, Difference, _) => &[10_000],
+        (Unit::Points | Unit::BasisPoints, _, _) => &[],
+        (Unit::Multiple, Value | Prior | Change, Multiple | Rate) => &[1],
+        (Unit::Multiple, _, _) => &[],
+        (Unit::Bare, Value | Prior | Change, Money | Multiple) => &[1],
+        (Unit::Bare, _, _) => &[1, 100],
+    }
 }
 
+/// The result of judging one claim.
+enum Outcome {
+    Verified,
+    Contradicted,
+    Unverified(String),
+}
+
+/// Judges every claim; unverified ones are listed as info with their reason.
 pub fn check(
     ctx: &Context,
     truth: &Truth,
     metrics: &MetricsReading,
-    read: &Reading,
+    claims: &[Claim],
+    coverage: &mut Coverage,
     out: &mut Vec<Finding>,
 ) {
-    let Reading {
-        doc,
-        scans,
-        kpi_tables,
-        vocab,
-    } = *read;
-    let mut reported: BTreeSet<(usize, usize)> = BTreeSet::new();
-    let mut cache: HashMap<(Entity, usize), Vec<Candidate>> = HashMap::new();
-    for (block, scan) in doc.blocks.iter().zip(scans) {
-        if block.kind == BlockKind::Code {
-            continue;
-        }
-        let text = &scan.masked;
-        let all_words = &scan.words;
-        // A heading's own numbering (`3.`, `Section 2:`) is not a figure.
-        let skip_before = if block.kind == BlockKind::Heading {
-            numbering_len(text)
-        } else {
-            0
+    let mut cache: Cache = HashMap::new();
+    for c in claims {
+        let outcome = match &c.target {
+            Target::Unverified(why) => Outcome::Unverified(why.clone()),
+            Target::Tied {
+                subject,
+                years,
+                roles,
+                certain,
+            } => {
+                let mut found = Vec::new();
+                let o = judge_claim(
+                    ctx, truth, metrics, c, *subject, years, roles, &mut cache, &mut found,
+                );
+                match o {
+                    // Years borrowed from another clause: a mismatch is not certain.
+                    Outcome::Contradicted if !certain => Outcome::Unverified(
+                        "it matches nothing in the year named in another clause of its sentence"
+                            .into(),
+                    ),
+                    o => {
+                        out.extend(found);
+                        o
+                    }
+                }
+            }
         };
-        for (s, e) in sentences(block, text) {
-            // Words and years are in text order: slice them by binary search.
-            let ws = &all_words[all_words.partition_point(|w| w.start < s)
-                ..all_words.partition_point(|w| w.end <= e)];
-            let entities: BTreeSet<Entity> =
-                vocab.mentions(ws).into_iter().map(|m| m.entity).collect();
-            let ys = &scan.years[scan.years.partition_point(|y| y.start < s)
-                ..scan.years.partition_point(|y| y.end <= e)];
-            let years: BTreeSet<i32> = ys.iter().map(|y| y.year).collect();
-            if entities.len() != 1 || years.len() != 1 || entities.contains(&Entity::Derived) {
-                continue;
+        match outcome {
+            Outcome::Verified => coverage.verified += 1,
+            Outcome::Contradicted => coverage.contradicted += 1,
+            Outcome::Unverified(why) => {
+                coverage.unverified += 1;
+                out.push(
+                    Finding::info(
+                        "memo.unverified_number",
+                        format!(
+                            "`{}` in “{}” is unverified: {why}",
+                            c.number.printed.raw,
+                            quote(&c.context)
+                        ),
+                    )
+                    .line(c.line),
+                );
             }
-            let (Some(&entity), Some(&year)) = (entities.first(), years.first()) else {
-                continue;
-            };
-            let sentence = &block.text[s..e];
-            for mut n in numbers(&text[s..e]) {
-                n.start += s;
-                n.end += s;
-                if n.start < skip_before
-                    || n.unit == Unit::Unresolved
-                    || is_threshold(ctx, &n)
-                    || is_marker(&n)
-                {
-                    continue;
-                }
-                let line = block.line_at(n.start);
-                if !reported.insert((block.line, n.start)) {
-                    continue;
-                }
-                let tie = Tie {
-                    entity,
-                    year,
-                    line,
-                    sentence,
-                };
-                judge_number(ctx, truth, metrics, &tie, &n, &mut cache, out);
-            }
-        }
-    }
-    // Tables outside the KPI section: a cell under a year column (or in a year row) is tied to
-    // that year and to what its row (or column) label names, like a sentence naming both.
-    for (ti, table) in doc.tables.iter().enumerate() {
-        if kpi_tables.contains(&ti) {
-            continue;
-        }
-        let Some(cells) = cells(table) else { continue };
-        for c in cells {
-            let Some(entity) = entity_for_label(ctx, vocab, c.label) else {
-                continue;
-            };
-            let [n] = &numbers(c.text)[..] else { continue };
-            if n.unit == Unit::Unresolved || is_threshold(ctx, n) || is_marker(n) {
-                continue;
-            }
-            let sentence = format!("{} | {} | {}", c.label, c.year, c.text);
-            let tie = Tie {
-                entity,
-                year: c.year,
-                line: c.line,
-                sentence: &sentence,
-            };
-            judge_number(ctx, truth, metrics, &tie, n, &mut cache, out);
         }
     }
 }
 
-/// A number's tie: the one thing and the one year its sentence names.
-struct Tie<'a> {
-    entity: Entity,
-    year: i32,
-    line: usize,
-    /// The sentence as written.
-    sentence: &'a str,
-}
+type CacheKey = (
+    Subject,
+    usize,
+    (bool, bool, bool, bool),
+    Option<(i32, i32)>,
+    Vec<Subject>,
+);
+type Cache = HashMap<CacheKey, Vec<Candidate>>;
 
-fn judge_number(
+#[allow(clippy::too_many_arguments)]
+fn judge_claim(
     ctx: &Context,
     truth: &Truth,
     metrics: &MetricsReading,
-    tie: &Tie,
-    n: &NumberMention,
-    cache: &mut HashMap<(Entity, usize), Vec<Candidate>>,
+    claim: &Claim,
+    subject: Subject,
+    years: &[i32],
+    roles: &Roles,
+    cache: &mut Cache,
     out: &mut Vec<Finding>,
-) {
-    let (entity, year, line) = (tie.entity, tie.year, tie.line);
-    let sentence = || quote(tie.sentence);
+) -> Outcome {
+    let n = &claim.number;
     let p = &n.printed;
-    let location = Location {
-        line: Some(line),
-        year: Some(year),
-        ..Default::default()
-    };
-    // The name and the number's detail are built only for a finding: most numbers pass.
-    let name = || entity_name(ctx, entity);
+    let name = || subject_name(ctx, subject);
+    let sentence = || quote(&claim.context);
     let detail = || NumberDetail {
         printed: p.raw.clone(),
         interval: Some(p.interval().to_string()),
         scale: Some(n.unit.name().into()),
         ..Default::default()
     };
-    let Some(t) = truth.year_index(year) else {
-        let name = name();
-        out.push(
-            Finding::fail(
-                "memo.number_out_of_range",
-                format!(
-                    "“{}” ties `{}` to {name} in {year}, a year the source does not contain; the data cannot \
-                     support a figure for it",
-                    sentence(),
-                    p.raw
-                ),
-            )
-            .at(location)
-            .number(detail()),
-        );
-        return;
-    };
-    let cands: &[Candidate] = cache
-        .entry((entity, t))
-        .or_insert_with(|| candidates(ctx, truth, metrics, entity, t));
-    if cands.is_empty() {
-        let name = name();
-        let mut detail = detail();
-        detail.recomputed = Some("undefined".into());
-        out.push(
-            Finding::fail(
-                "memo.contradicted_number",
-                format!(
-                    "“{}” ties `{}` to {name} in {year}, but that value is undefined in the source (a missing \
-                     input, no prior year or a zero denominator)",
-                    sentence(),
-                    p.raw
-                ),
-            )
-            .at(location)
-            .number(detail),
-        );
-        return;
+    let located: Vec<(i32, usize)> = years
+        .iter()
+        .filter_map(|&y| truth.year_index(y).map(|t| (y, t)))
+        .collect();
+    if located.is_empty() {
+        if let [year] = years {
+            let year = *year;
+            out.push(
+                Finding::fail(
+                    "memo.number_out_of_range",
+                    format!(
+                        "“{}” ties `{}` to {} in {year}, a year the source does not contain; the data cannot \
+                         support a figure for it",
+                        sentence(),
+                        p.raw,
+                        name()
+                    ),
+                )
+                .at(Location {
+                    line: Some(claim.line),
+                    year: Some(year),
+                    ..Default::default()
+                })
+                .number(detail()),
+            );
+            return Outcome::Contradicted;
+        }
+        return Outcome::Unverified("none of its years is in the source".into());
     }
+    let nat = nature(ctx, subject);
     let negative = n.parenthesised.then(|| {
         let mut neg = p.clone();
         neg.value = -neg.value.clone();
@@ -351,45 +480,129 @@ fn judge_number(
     });
     let readings: Vec<&crate::numbers::Printed> =
         std::iter::once(p).chain(negative.as_ref()).collect();
-    let mut best: Option<(Judgement, &Candidate, i64)> = None;
-    for c in cands {
-        for &scale in n.unit.scales() {
-            for &r in &readings {
-                let j = judge(&c.value, r, &int(scale));
-                if j.agreement == Agreement::Pass {
-                    return;
+    let mut any_raw = false;
+    let mut any_fit = false;
+    let mut best: Option<(Judgement, String, String, i64, i32, Num)> = None;
+    let mut listed: Vec<String> = Vec::new();
+    for &(year, t) in &located {
+        let key = (
+            subject,
+            t,
+            (
+                roles.prior,
+                roles.prior_only,
+                roles.value_only,
+                roles.change_only,
+            ),
+            roles.span,
+            roles.against.clone(),
+        );
+        let cands = cache
+            .entry(key)
+            .or_insert_with(|| candidates(ctx, truth, metrics, subject, t, roles));
+        any_raw |= !cands.is_empty();
+        for c in cands.iter() {
+            let sc = scales(n.unit, c.kind, nat);
+            if sc.is_empty() {
+                continue;
+            }
+            any_fit = true;
+            for &scale in sc {
+                for &r in &readings {
+                    let j = judge(&c.value, r, &int(scale));
+                    if j.agreement == Agreement::Pass {
+                        return Outcome::Verified;
+                    }
+                    let better = best
+                        .as_ref()
+                        .is_none_or(|(b, ..)| (j.agreement, &j.k) < (b.agreement, &b.k));
+                    if better {
+                        best = Some((
+                            j,
+                            c.what.clone(),
+                            c.show(nat == Nature::Rate),
+                            scale,
+                            year,
+                            c.value.clone(),
+                        ));
+                    }
                 }
-                let better = best
-                    .as_ref()
-                    .is_none_or(|(b, _, _)| (j.agreement, &j.k) < (b.agreement, &b.k));
-                if better {
-                    best = Some((j, c, scale));
-                }
+            }
+            let shown = format!("{} {}", c.what, c.show(nat == Nature::Rate));
+            let prefix = if located.len() > 1 {
+                format!("{year}: ")
+            } else {
+                String::new()
+            };
+            let entry = format!("{prefix}{shown}");
+            let signed_change =
+                c.value.is_negative() && c.kind != Kind::Value && c.kind != Kind::Prior;
+            if !signed_change && !listed.contains(&entry) {
+                listed.push(entry);
             }
         }
     }
-    let Some((j, c, scale)) = best else { return };
-    let ratio =
-        matches!(entity, Entity::Metric(m) if ctx.spec.metrics[m].unit == crate::spec::Unit::Ratio);
-    // Changes are listed signed (the magnitude is accepted too).
-    let listed: Vec<String> = cands
-        .iter()
-        .enumerate()
-        .filter(|(i, c)| c.kind == Kind::Value || cands.get(i + 1).is_none_or(|n| n.what != c.what))
-        .map(|(_, c)| format!("{} {}", c.what, c.show(ratio)))
-        .collect();
-    let name = name();
-    let mut detail = detail();
-    detail.recomputed = Some(show_auto(&(&c.value * int(scale))));
-    detail.k = Some(show_k(&j.k));
+    if !any_raw {
+        // Undefined in every year: a single-year claim on a defined subject is wrong for certain.
+        if let ([(year, _)], Subject::One(_)) = (&located[..], subject) {
+            if roles.against.is_empty() {
+                let mut d = detail();
+                d.recomputed = Some("undefined".into());
+                out.push(
+                    Finding::fail(
+                        "memo.contradicted_number",
+                        format!(
+                            "“{}” ties `{}` to {} in {year}, but that value is undefined in the source (a missing \
+                             input, no prior year or a zero denominator)",
+                            sentence(),
+                            p.raw,
+                            name()
+                        ),
+                    )
+                    .at(Location {
+                        line: Some(claim.line),
+                        year: Some(*year),
+                        ..Default::default()
+                    })
+                    .number(d),
+                );
+                return Outcome::Contradicted;
+            }
+        }
+        return Outcome::Unverified(format!("{} is undefined in its years", name()));
+    }
+    if !any_fit {
+        return Outcome::Unverified(format!(
+            "a {} figure next to {}, which is not measured in that unit",
+            n.unit.name(),
+            name()
+        ));
+    }
+    let Some((j, what, shown, scale, year, best_value)) = best else {
+        return Outcome::Unverified("nothing to compare it with".into());
+    };
+    let mut d = detail();
+    d.k = Some(show_k(&j.k));
+    d.recomputed = Some(show_auto(&(&best_value * int(scale))));
+    let years_text = if located.len() > 1 {
+        format!(
+            "in {}",
+            located
+                .iter()
+                .map(|(y, _)| y.to_string())
+                .collect::<Vec<_>>()
+                .join(" or ")
+        )
+    } else {
+        format!("in {year}")
+    };
     let msg = format!(
-        "“{}” ties `{}` to {name} in {year}, but it matches none of its recomputed values ({}); \
-         nearest is the {} {} (k = {} in units of the printed number's last digit)",
+        "“{}” ties `{}` to {} {years_text}, but it matches none of its recomputed values ({}); \
+         nearest is the {what} {shown} (k = {} in units of the printed number's last digit)",
         sentence(),
         p.raw,
+        name(),
         listed.join(", "),
-        c.what,
-        c.show(ratio),
         show_k(&j.k)
     );
     let f = if j.agreement == Agreement::Warn {
@@ -397,5 +610,17 @@ fn judge_number(
     } else {
         Finding::fail("memo.contradicted_number", msg)
     };
-    out.push(f.at(location).number(detail));
+    out.push(
+        f.at(Location {
+            line: Some(claim.line),
+            year: Some(year),
+            ..Default::default()
+        })
+        .number(d),
+    );
+    if j.agreement == Agreement::Warn {
+        Outcome::Verified
+    } else {
+        Outcome::Contradicted
+    }
 }

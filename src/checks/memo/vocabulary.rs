@@ -39,6 +39,10 @@ const QUALIFIERS: &[&str] = &[
     "turnover",
     "multiple",
     "per",
+    "flow",
+    "flows",
+    "generation",
+    "burn",
 ];
 
 /// A word of a text: lowercased, with its byte span.

@@ -194,20 +194,17 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
     reading.years = seen_years;
 
     // Series → metrics.
-    let mut assigned: Vec<Option<&RawSeries>> = vec![None; spec.metrics.len()];
+    // Contract §9: a header names a metric by its id or a synonym, followed only by descriptor
+    // tokens; when several columns claim one metric the best-ranked (exact) name wins and the
+    // others are extra columns; two of the same rank are duplicates.
+    let mut assigned: Vec<Option<(&RawSeries, usize)>> = vec![None; spec.metrics.len()];
+    let mut extra: Vec<(&RawSeries, Option<usize>)> = Vec::new();
     for s in &table.series {
         let folded = fold(&s.label);
-        match spec.metric_named(&folded) {
-            None => out.push(
-                Finding::info(
-                    "metrics.extra_metric",
-                    format!("`{}` is not a §2 metric; ignored", s.label),
-                )
-                .artifact(name)
-                .at(s.location.clone()),
-            ),
-            Some(m) => match assigned[m] {
-                Some(first) => out.push(
+        match spec.metric_for_header(&folded) {
+            None => extra.push((s, None)),
+            Some((m, rank)) => match assigned[m] {
+                Some((first, r)) if r == rank => out.push(
                     Finding::fail(
                         "metrics.duplicate_metric",
                         format!(
@@ -218,10 +215,37 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
                     .artifact(name)
                     .at(s.location.clone()),
                 ),
-                None => assigned[m] = Some(s),
+                Some((first, r)) if r < rank => {
+                    let _ = first;
+                    extra.push((s, Some(m)));
+                }
+                Some((first, _)) => {
+                    extra.push((first, Some(m)));
+                    assigned[m] = Some((s, rank));
+                }
+                None => assigned[m] = Some((s, rank)),
             },
         }
     }
+    extra.sort_by_key(|(s, _)| s.location.row.or(s.location.line));
+    for (s, m) in extra {
+        let message = match m {
+            None => format!("`{}` is not a §2 metric; ignored", s.label),
+            Some(m) => format!(
+                "`{}` also names {}, but `{}` is the closer name for it; ignored",
+                s.label,
+                spec.metrics[m].id,
+                assigned[m].map_or("", |(a, _)| a.label.as_str())
+            ),
+        };
+        out.push(
+            Finding::info("metrics.extra_metric", message)
+                .artifact(name)
+                .at(s.location.clone()),
+        );
+    }
+    let assigned: Vec<Option<&RawSeries>> =
+        assigned.into_iter().map(|a| a.map(|(s, _)| s)).collect();
     let scope = FileScope {
         spec,
         years: &truth.years,

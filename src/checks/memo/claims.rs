@@ -1,0 +1,1118 @@
+//! The memo's numbers as claims (contract §9 "§5 numbers, at the clause level"): a reader.
+//!
+//! Every number of the memo's prose and of its tables outside the KPI section becomes a
+//! [`Claim`]: what it is said of (a [`Subject`]: a §1 line item, a §2 metric or the ratio of two
+//! of them), the years it may be of, the roles it may have (value, prior value, change, the
+//! difference from another subject) — or, when vouch cannot tie it with certainty, *unverified*
+//! with the reason. Nothing is judged here; [`super::tied`] compares the tied claims with the
+//! truth.
+//!
+//! Reading a sentence: it is split into clauses at `;`, at the comparison words of the spec
+//! (`vs`, `versus`, `against`, `compared with` …) and at a `,`, `and`, `but` or `while` that
+//! starts a new item (an item is named after it before the next number). A number belongs to the
+//! item named nearest before it in its clause (`net income of 1,736`); with none before, to an
+//! item named right after it (`1,498.3 million in revenue`); a comparison clause with no item of
+//! its own compares the clause before's item. A quantity the contract does not define (days sales
+//! outstanding, a tax rate, `after SBC`, a range or an average …) named nearer than any item makes
+//! the number unverified, as does a unit that does not fit the item (`1.28x` of a money item).
+//! `A/B` of two items, and `X% of B`, are the ratio of the two, which vouch recomputes.
+//!
+//! Years: the year written right before the number (`FY2022 71.6%`) or right after it (`71.6% in
+//! FY2022`), else the clause's years, else the sentence's. A span of years (`FY2021-FY2025`)
+//! makes the numbers of its clause aggregates (unverified) unless they are the two ends of a
+//! `from … to …` change.
+
+use super::numbers::{numbers, NumberMention, Unit};
+use super::parse::{Block, BlockKind, Doc, Table};
+use super::sections::numbering_len;
+use super::vocabulary::{Entity, Vocabulary, Word};
+use super::years::YearMention;
+use super::{sentences, Scan};
+use crate::checks::Context;
+use crate::names::{fold, parse_year_label};
+use crate::numbers::parse_decimal;
+
+/// What a number is said of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Subject {
+    One(Entity),
+    /// `A / B`, `A-to-B`, `X% of B`: the ratio of two items or money metrics in the same year.
+    Ratio(Entity, Entity),
+}
+
+/// The roles a tied number may have besides its subject's value in its year.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Roles {
+    /// The value in the year before is admissible (`from 2,600 to 3,100`, a `Prior` column).
+    pub prior: bool,
+    /// Only the value in the year before (a `Prior` column).
+    pub prior_only: bool,
+    /// Only the value (a `Current` column).
+    pub value_only: bool,
+    /// Only a change (a `Change` column).
+    pub change_only: bool,
+    /// Differences in points from these subjects are admissible (`30.0% against 20.0%`, `gap`).
+    pub against: Vec<Subject>,
+    /// The change over a span of years is admissible (`expanded by 225 bps between FY21 and
+    /// FY25`).
+    pub span: Option<(i32, i32)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    Tied {
+        subject: Subject,
+        /// One year, or several when the number may be of any of them.
+        years: Vec<i32>,
+        roles: Roles,
+        /// The years were named in its own clause, row or column (a mismatch is then a
+        /// contradiction); `false` when they were borrowed from another clause of the sentence
+        /// (a mismatch is then unverified).
+        certain: bool,
+    },
+    Unverified(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct Claim {
+    pub line: usize,
+    pub number: NumberMention,
+    /// The sentence or table row, as written (for messages).
+    pub context: String,
+    pub target: Target,
+}
+
+/// A name or undefined quantity found in a text.
+#[derive(Clone, Debug)]
+enum MarkKind {
+    Known(Entity),
+    Ratio(Entity, Entity),
+    Unknown(String),
+}
+
+#[derive(Clone, Debug)]
+struct Mark {
+    kind: MarkKind,
+    start: usize,
+    end: usize,
+}
+
+/// The memo vocabulary of §9, compiled once per memo from the spec.
+pub struct Cues {
+    undefined: Vec<Vec<String>>,
+    descriptors: Vec<String>,
+    comparison: Vec<Vec<String>>,
+    prior: Vec<Vec<String>>,
+    breaks: Vec<String>,
+    difference: Vec<Vec<String>>,
+    change: Vec<Vec<String>>,
+}
+
+fn phrases(list: &[String]) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = list
+        .iter()
+        .map(|p| {
+            super::vocabulary::words(p)
+                .into_iter()
+                .map(|w| w.lower)
+                .collect::<Vec<_>>()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    out.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    out
+}
+
+impl Cues {
+    pub fn new(ctx: &Context) -> Cues {
+        let m = &ctx.spec.memo;
+        Cues {
+            undefined: phrases(&m.undefined_quantities),
+            descriptors: m.metric_descriptors.clone(),
+            comparison: phrases(&m.comparison_cues),
+            prior: phrases(&m.prior_cues),
+            breaks: m.clause_breaks.clone(),
+            difference: phrases(&m.difference_cues),
+            change: phrases(&m.change_cues),
+        }
+    }
+}
+
+/// The phrase of `list` starting at word `i`, if any: its length in words.
+fn phrase_at(list: &[Vec<String>], ws: &[Word], i: usize) -> Option<usize> {
+    list.iter()
+        .find(|p| i + p.len() <= ws.len() && p.iter().zip(&ws[i..]).all(|(a, b)| *a == b.lower))
+        .map(Vec::len)
+}
+
+fn has_phrase(list: &[Vec<String>], ws: &[Word]) -> bool {
+    (0..ws.len()).any(|i| phrase_at(list, ws, i).is_some())
+}
+
+/// Whether `text` between two marks only joins them as a ratio (`/`, `to`, `-to-`, `over`, `%
+/// of`).
+fn ratio_joint(text: &str) -> bool {
+    let t = text.trim().to_ascii_lowercase();
+    matches!(
+        t.as_str(),
+        "/" | "÷" | "to" | "-to-" | "over" | "%" | "% of" | "as % of" | "as a % of" | "% of total"
+    )
+}
+
+/// Whether `text` between two marks joins them as a sum or difference (`cash + STI`, `FCF less
+/// SBC`, `OCF - capex`): a combination the contract does not define.
+fn combination_joint(text: &str) -> bool {
+    let t = text.trim().to_ascii_lowercase();
+    matches!(
+        t.as_str(),
+        "+" | "plus" | "-" | "−" | "–" | "less" | "minus" | "net of" | "after"
+    )
+}
+
+/// Money-valued subjects (a ratio of them is meaningful): line items and money metrics.
+fn money(ctx: &Context, e: Entity) -> bool {
+    match e {
+        Entity::Item(_) => true,
+        Entity::Metric(m) => ctx.spec.metrics[m].unit == crate::spec::Unit::Money,
+        _ => false,
+    }
+}
+
+/// The marks of a span of words of `text`: names of the vocabulary, undefined quantities (which
+/// win over a name they overlap), ratios of two money names, and metric descriptors absorbed
+/// (`ROE (average equity)`, `average-asset ROA`).
+fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]) -> Vec<Mark> {
+    let mut unknown: Vec<Mark> = Vec::new();
+    let mut i = 0;
+    while i < ws.len() {
+        if let Some(n) = phrase_at(&cues.undefined, ws, i) {
+            unknown.push(Mark {
+                kind: MarkKind::Unknown(text[ws[i].start..ws[i + n - 1].end].to_string()),
+                start: ws[i].start,
+                end: ws[i + n - 1].end,
+            });
+            i += n;
+        } else {
+            i += 1;
+        }
+    }
+    let mut known: Vec<Mark> = vocab
+        .mentions(ws)
+        .into_iter()
+        .filter(|m| !unknown.iter().any(|u| u.start < m.end && m.start < u.end))
+        .map(|m| Mark {
+            kind: MarkKind::Known(m.entity),
+            start: m.start,
+            end: m.end,
+        })
+        .collect();
+    // Descriptors next to a metric (`(average equity)`, `average-asset`) describe it.
+    let is_desc = |s: usize, e: usize| {
+        super::vocabulary::words(&text[s..e])
+            .iter()
+            .all(|w| cues.descriptors.contains(&w.lower))
+    };
+    let metric_spans: Vec<(usize, usize)> = known
+        .iter()
+        .filter(|m| matches!(m.kind, MarkKind::Known(Entity::Metric(_))))
+        .map(|m| (m.start, m.end))
+        .collect();
+    let near_metric = |s: usize, e: usize| {
+        metric_spans.iter().any(|&(ms, me)| {
+            (me <= s && is_desc(me, s) && text[me..s].len() < 24)
+                || (e <= ms && is_desc(e, ms) && text[e..ms].len() < 24)
+        })
+    };
+    known.retain(|m| {
+        matches!(m.kind, MarkKind::Known(Entity::Metric(_)))
+            || !(is_desc(m.start, m.end) && near_metric(m.start, m.end))
+    });
+    unknown.retain(|m| !(is_desc(m.start, m.end) && near_metric(m.start, m.end)));
+    // `A / B` of two money names; `A + B`, `A less B`: a combination.
+    let mut merged: Vec<Mark> = Vec::new();
+    for m in known {
+        if let (Some(prev), MarkKind::Known(b)) = (merged.last(), &m.kind) {
+            let joint = &text[prev.end..m.start];
+            if let MarkKind::Known(a) = prev.kind {
+                if money(ctx, a) && money(ctx, *b) && ratio_joint(joint) {
+                    let start = prev.start;
+                    merged.pop();
+                    merged.push(Mark {
+                        kind: MarkKind::Ratio(a, *b),
+                        start,
+                        end: m.end,
+                    });
+                    continue;
+                }
+            }
+            if combination_joint(joint) {
+                let start = prev.start;
+                merged.pop();
+                merged.push(Mark {
+                    kind: MarkKind::Unknown(text[start..m.end].to_string()),
+                    start,
+                    end: m.end,
+                });
+                continue;
+            }
+        }
+        merged.push(m);
+    }
+    merged.extend(unknown);
+    merged.sort_by_key(|m| m.start);
+    merged
+}
+
+/// Text between two offsets holds only glue: white space, punctuation, unit and scale words, and
+/// `in`/`of`/`the`/`for`.
+fn glue_only(text: &str) -> bool {
+    super::vocabulary::words(text).iter().all(|w| {
+        matches!(
+            w.lower.as_str(),
+            "in" | "of" | "the" | "for" | "million" | "millions" | "mn" | "m" | "usd" | "x"
+        )
+    }) && !text.contains(['.', ';'])
+}
+
+/// Text right before a number that binds it to the year before it (`FY2022 71.6%`, `FY2025:
+/// 11.6%`, `in FY2024 was 3.1`): white space, `:`, `=`, `(` and a few linking words only.
+fn binds(text: &str) -> bool {
+    text.len() <= 12
+        && text
+            .chars()
+            .all(|c| c.is_whitespace() || c.is_alphabetic() || matches!(c, ':' | '=' | '('))
+        && super::vocabulary::words(text).iter().all(|w| {
+            matches!(
+                w.lower.as_str(),
+                "in" | "of" | "was" | "at" | "is" | "for" | "were"
+            )
+        })
+}
+
+/// The year a number is written next to, if any: in parentheses or after `in` right after it
+/// (`31.5% (FY2018)`, `71.6% in FY2022`), else right before it (`FY2022 71.6%`). A year that
+/// starts or ends a span (`FY2021-FY2025`) is not one number's year.
+fn adjacent_year(
+    text: &str,
+    years: &[YearMention],
+    ranged: &[(usize, usize)],
+    n: &NumberMention,
+) -> Option<i32> {
+    let free = |y: &&YearMention| !ranged.iter().any(|&(s, e)| y.start >= s && y.end <= e);
+    let after = years
+        .iter()
+        .find(|y| y.start >= n.end)
+        .filter(free)
+        .filter(|y| {
+            let gap = text[n.end..y.start].trim().to_ascii_lowercase();
+            matches!(
+                gap.as_str(),
+                "in" | "(" | "for" | "in the" | "(in" | "(for" | "during"
+            )
+        });
+    if let Some(y) = after {
+        return Some(y.year);
+    }
+    years
+        .iter()
+        .rev()
+        .find(|y| y.end <= n.start)
+        .filter(free)
+        .filter(|y| binds(&text[y.end..n.start]))
+        .map(|y| y.year)
+}
+
+/// Spans of years written as a range (`FY2021-FY2025`, `2021 to 2025`, `2021–25` counts as two
+/// mentions already).
+fn year_ranges(text: &str, years: &[YearMention]) -> Vec<(i32, i32, usize, usize)> {
+    years
+        .windows(2)
+        .filter(|w| {
+            let gap = text[w[0].end..w[1].start].trim().to_ascii_lowercase();
+            let between = text[..w[0].start]
+                .trim_end()
+                .to_ascii_lowercase()
+                .ends_with("between");
+            matches!(
+                gap.as_str(),
+                "-" | "–" | "—" | "to" | "through" | "thru" | ".."
+            ) || (gap == "and" && between)
+        })
+        .map(|w| (w[0].year, w[1].year, w[0].start, w[1].end))
+        .collect()
+}
+
+struct Clause {
+    start: usize,
+    end: usize,
+    /// Starts with a comparison word.
+    comparison: bool,
+}
+
+/// The clauses of a sentence `s..e` of `text`.
+fn clauses(
+    text: &str,
+    s: usize,
+    e: usize,
+    ws: &[Word],
+    marks: &[Mark],
+    nums: &[NumberMention],
+    cues: &Cues,
+) -> Vec<Clause> {
+    // Candidate cut points: (offset where the next clause starts, is a comparison).
+    let mut cuts: Vec<(usize, bool)> = Vec::new();
+    for (i, c) in text[s..e].char_indices() {
+        if c == ';' {
+            cuts.push((s + i + 1, false));
+        }
+    }
+    // A `,` or `and` starts a new item when a name follows before the next number and a number
+    // came after the last name before it (`net income of 1,736 and SBC of 700`, not `capex and
+    // revenue were …`).
+    let starts_new_item = |at: usize| {
+        let next_mark = marks.iter().find(|m| m.start >= at).map(|m| m.start);
+        let next_num = nums.iter().find(|n| n.start >= at).map(|n| n.start);
+        let last_mark = marks
+            .iter()
+            .rev()
+            .find(|m| m.end <= at)
+            .map_or(s, |m| m.end);
+        let number_since = nums.iter().any(|n| n.start >= last_mark && n.end <= at);
+        number_since && matches!((next_mark, next_num), (Some(m), Some(n)) if m < n)
+    };
+    for (i, c) in text[s..e].char_indices() {
+        if c == ',' && starts_new_item(s + i + 1) {
+            cuts.push((s + i + 1, false));
+        }
+    }
+    for (i, w) in ws.iter().enumerate() {
+        if let Some(n) = phrase_at(&cues.comparison, ws, i) {
+            let _ = n;
+            cuts.push((w.start, true));
+        } else if cues.breaks.contains(&w.lower) && starts_new_item(w.end) {
+            cuts.push((w.start, false));
+        }
+    }
+    cuts.sort();
+    cuts.dedup_by_key(|c| c.0);
+    let mut out = Vec::new();
+    let mut start = s;
+    let mut comparison = false;
+    for (at, cmp) in cuts {
+        if at > start && at < e {
+            out.push(Clause {
+                start,
+                end: at,
+                comparison,
+            });
+            start = at;
+            comparison = cmp;
+        } else if at == start {
+            comparison |= cmp;
+        }
+    }
+    out.push(Clause {
+        start,
+        end: e,
+        comparison,
+    });
+    out
+}
+
+/// Whether a number is one of the contract's own thresholds (`15%`, `2 points`, `0.15`…).
+fn is_threshold(ctx: &Context, n: &NumberMention) -> bool {
+    ctx.spec.memo.threshold_numbers.iter().any(|th| {
+        let unit_ok = match th.unit.as_str() {
+            "percent" => n.unit == Unit::Percent,
+            "points" => n.unit == Unit::Points,
+            "bare" => n.unit == Unit::Bare,
+            _ => false,
+        };
+        unit_ok && parse_decimal(&th.value).is_some_and(|v| v == n.printed.value)
+    })
+}
+
+/// `(1)`-style enumeration markers in prose.
+fn is_marker(n: &NumberMention) -> bool {
+    n.parenthesised
+        && n.unit == Unit::Bare
+        && n.printed.decimals == 0
+        && !n.printed.currency
+        && n.printed.value < crate::numbers::int(100)
+}
+
+/// Numbers that are not figures at all: skipped, not counted.
+fn skipped(ctx: &Context, n: &NumberMention) -> bool {
+    is_threshold(ctx, n) || is_marker(n)
+}
+
+fn subject_of(kind: &MarkKind) -> Result<Subject, String> {
+    match kind {
+        MarkKind::Known(Entity::Derived) => {
+            Err("next to a measure the contract does not define".into())
+        }
+        MarkKind::Known(Entity::AbsentColumn(_)) => {
+            Err("next to an item the source does not have".into())
+        }
+        MarkKind::Known(e) => Ok(Subject::One(*e)),
+        MarkKind::Ratio(a, b) => Ok(Subject::Ratio(*a, *b)),
+        MarkKind::Unknown(t) => Err(format!(
+            "next to a quantity the contract does not define: {}",
+            t.to_lowercase()
+        )),
+    }
+}
+
+/// Reads every claim of the memo's prose (the KPI section's tables excluded: they are `kpi`'s).
+pub fn read(
+    ctx: &Context,
+    doc: &Doc,
+    scans: &[Scan],
+    kpi_tables: &[usize],
+    vocab: &Vocabulary,
+) -> Vec<Claim> {
+    let cues = Cues::new(ctx);
+    let mut out = Vec::new();
+    for (block, scan) in doc.blocks.iter().zip(scans) {
+        if matches!(block.kind, BlockKind::Code | BlockKind::TableRow) {
+            continue;
+        }
+        read_block(ctx, vocab, &cues, block, scan, &mut out);
+    }
+    for (ti, table) in doc.tables.iter().enumerate() {
+        if !kpi_tables.contains(&ti) {
+            read_table(ctx, vocab, &cues, table, &mut out);
+        }
+    }
+    out
+}
+
+fn read_block(
+    ctx: &Context,
+    vocab: &Vocabulary,
+    cues: &Cues,
+    block: &Block,
+    scan: &Scan,
+    out: &mut Vec<Claim>,
+) {
+    let text = &scan.masked;
+    let skip_before = if block.kind == BlockKind::Heading {
+        numbering_len(text)
+    } else {
+        0
+    };
+    for (s, e) in sentences(block, text) {
+        let ws = &scan.words[scan.words.partition_point(|w| w.start < s)
+            ..scan.words.partition_point(|w| w.end <= e)];
+        let ys = &scan.years[scan.years.partition_point(|y| y.start < s)
+            ..scan.years.partition_point(|y| y.end <= e)];
+        let mut nums: Vec<NumberMention> = numbers(&text[s..e])
+            .into_iter()
+            .map(|mut n| {
+                n.start += s;
+                n.end += s;
+                n
+            })
+            .filter(|n| n.start >= skip_before)
+            .collect();
+        if nums.is_empty() {
+            continue;
+        }
+        let ms = marks(ctx, vocab, cues, text, ws);
+        let context = block.text[s..e].to_string();
+        read_sentence(ctx, cues, text, ws, ys, &ms, &mut nums, &[], |n, target| {
+            out.push(Claim {
+                line: block.line_at(n.start),
+                number: n,
+                context: context.clone(),
+                target,
+            })
+        });
+    }
+}
+
+/// The parenthesised groups of `text[s..e]`: `(open, close)` byte offsets.
+fn paren_groups(text: &str, s: usize, e: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut stack = Vec::new();
+    for (i, c) in text[s..e].char_indices() {
+        match c {
+            '(' => stack.push(s + i),
+            ')' => {
+                if let Some(o) = stack.pop() {
+                    out.push((o, s + i + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether byte `at` lies inside the group.
+fn inside(g: (usize, usize), at: usize) -> bool {
+    g.0 < at && at < g.1
+}
+
+/// Attribute each number of one sentence (or table cell) to a subject and years.
+/// `default_years` stand in for the sentence's years when it names none (a table row's year).
+#[allow(clippy::too_many_arguments)]
+fn read_sentence(
+    ctx: &Context,
+    cues: &Cues,
+    text: &str,
+    ws: &[Word],
+    ys: &[YearMention],
+    ms: &[Mark],
+    nums: &mut [NumberMention],
+    default_years: &[i32],
+    mut emit: impl FnMut(NumberMention, Target),
+) {
+    let (s, e) = (
+        ws.first()
+            .map_or(nums[0].start, |w| w.start.min(nums[0].start)),
+        ws.last().map_or(nums[nums.len() - 1].end, |w| {
+            w.end.max(nums[nums.len() - 1].end)
+        }),
+    );
+    let s = ys.first().map_or(s, |y| y.start.min(s));
+    let e = ys.last().map_or(e, |y| y.end.max(e));
+    // A number right after another and a dash is a range's upper end, not a negative.
+    let mut range_end = vec![false; nums.len()];
+    for i in 1..nums.len() {
+        let gap = &text[nums[i - 1].end..nums[i].start];
+        let glued = gap.is_empty()
+            && nums[i].printed.value < crate::numbers::int(0)
+            && text[nums[i].start..].starts_with(['-', '–']);
+        if glued || matches!(gap.trim(), "-" | "–" | "—") {
+            range_end[i - 1] = true;
+            range_end[i] = true;
+        }
+    }
+    let groups = paren_groups(text, s, e);
+    let cls = clauses(text, s, e, ws, ms, nums, cues);
+    let comparison_sentence = has_phrase(&cues.comparison, ws) || has_phrase(&cues.difference, ws);
+    let arrows = |t: &str| t.contains('→') || t.contains("->") || t.contains('⇒');
+    let prior_sentence = has_phrase(&cues.prior, ws) || arrows(&text[s..e]);
+    let change_sentence = has_phrase(&cues.change, ws);
+    let ranges = year_ranges(text, ys);
+    let ranged: Vec<(usize, usize)> = ranges.iter().map(|r| (r.2, r.3)).collect();
+    let sentence_years: Vec<i32> = dedup(ys.iter().map(|y| y.year));
+    let mut previous_subject: Option<Result<Subject, String>> = None;
+    let known_subjects: Vec<Subject> = ms.iter().filter_map(|m| subject_of(&m.kind).ok()).collect();
+    // `X% of B`: the mark right after `of` (masked years and white space between allowed).
+    let share_of = |end: usize, limit: usize| -> Option<Result<Option<MarkKind>, ()>> {
+        let after = text.get(end..limit)?;
+        let t = after.trim_start();
+        let rest = t.strip_prefix("of ").or_else(|| t.strip_prefix("of\n"))?;
+        let at = limit - rest.len();
+        let m = ms.iter().find(|m| m.start >= at);
+        match m {
+            Some(m) if text[at..m.start].trim().is_empty() => Some(Ok(Some(m.kind.clone()))),
+            _ => Some(Err(())),
+        }
+    };
+    for cl in &cls {
+        let in_clause = |a: usize, b: usize| a >= cl.start && b <= cl.end;
+        let cms: Vec<&Mark> = ms.iter().filter(|m| in_clause(m.start, m.end)).collect();
+        let cys: Vec<&YearMention> = ys.iter().filter(|y| in_clause(y.start, y.end)).collect();
+        let clause_years: Vec<i32> = dedup(cys.iter().map(|y| y.year));
+        let mut clause_subject: Option<Result<Subject, String>> = None;
+        for ni in 0..nums.len() {
+            let n = nums[ni].clone();
+            if !in_clause(n.start, n.end) || skipped(ctx, &n) {
+                continue;
+            }
+            if n.unit == Unit::Unresolved {
+                emit(n, unresolved());
+                continue;
+            }
+            if range_end[ni] {
+                emit(n, Target::Unverified("one end of a range of values".into()));
+                continue;
+            }
+            // The subject: the mark nearest before (marks in a parenthesis the number is not in
+            // are asides and skipped); else one right after; else the clause before's, in a
+            // comparison clause.
+            let aside = |m: &Mark| {
+                groups
+                    .iter()
+                    .any(|&g| inside(g, m.start) && !inside(g, n.start))
+            };
+            let before = cms.iter().rev().find(|m| m.end <= n.start && !aside(m));
+            // A number in a parenthesis with no name of its own, after several names: ambiguous.
+            let own_group = groups
+                .iter()
+                .filter(|&&g| inside(g, n.start))
+                .min_by_key(|g| g.1 - g.0)
+                .copied();
+            if let (Some(g), Some(_)) = (own_group, before) {
+                let named_inside = cms.iter().any(|m| inside(g, m.start) && m.end <= n.start);
+                let names_before: Vec<Subject> = dedup(
+                    cms.iter()
+                        .filter(|m| m.end <= g.0 && !aside(m))
+                        .filter_map(|m| subject_of(&m.kind).ok()),
+                );
+                if !named_inside && names_before.len() >= 2 {
+                    emit(
+                        n,
+                        Target::Unverified(
+                            "in a parenthesis after several items, so which one it is of is not certain"
+                                .into(),
+                        ),
+                    );
+                    continue;
+                }
+            }
+            // `Capex and revenue were 99.9`: several names joined, then one number.
+            let joined = before.is_some_and(|m| {
+                cms.iter().any(|o| {
+                    o.end <= m.start
+                        && matches!(
+                            text[o.end..m.start].trim().to_ascii_lowercase().as_str(),
+                            "and" | "or" | "," | "&" | "and/or"
+                        )
+                })
+            });
+            if joined {
+                emit(
+                    n,
+                    Target::Unverified(
+                        "after several items joined, so which one it is of is not certain".into(),
+                    ),
+                );
+                continue;
+            }
+            let mut subject: Result<Subject, String> = match before {
+                Some(m) => subject_of(&m.kind),
+                None => match cms.iter().find(|m| m.start >= n.end) {
+                    Some(m) if glue_only(&text[n.end..m.start]) => subject_of(&m.kind),
+                    _ => match (&previous_subject, cl.comparison) {
+                        (Some(p), true) => p.clone(),
+                        _ => Err("no item or metric is named before it in its clause".into()),
+                    },
+                },
+            };
+            // `X% of B` (also for the first number of `from X% to Y% of B`): a share of B.
+            let share = share_of(n.end, cl.end).or_else(|| {
+                let next = nums.get(ni + 1)?;
+                let gap = text[n.end..next.start].trim().to_ascii_lowercase();
+                if matches!(gap.as_str(), "to" | "->" | "→" | "and") {
+                    share_of(next.end, cl.end)
+                } else {
+                    None
+                }
+            });
+            if let (Ok(Subject::One(a)), Some(sh)) = (&subject, share) {
+                subject = match sh {
+                    Ok(Some(MarkKind::Known(b))) if money(ctx, *a) && money(ctx, b) => {
+                        Ok(Subject::Ratio(*a, b))
+                    }
+                    Ok(Some(MarkKind::Unknown(t))) => Err(format!(
+                        "a share of a quantity the contract does not define: {}",
+                        t.to_lowercase()
+                    )),
+                    _ => Err("a share or count of something vouch does not read".into()),
+                };
+            }
+            // `12.5% margin` of a money item: its ratio to revenue.
+            if let Ok(Subject::One(a)) = subject {
+                let after = text[n.end..cl.end].trim_start().to_ascii_lowercase();
+                if money(ctx, a) && (after.starts_with("margin") || after.starts_with("of revenue"))
+                {
+                    if let Some(rev) = revenue(ctx) {
+                        if rev != a {
+                            subject = Ok(Subject::Ratio(a, rev));
+                        }
+                    }
+                }
+            }
+            clause_subject = Some(subject.clone());
+            let subject = match subject {
+                Ok(s) => s,
+                Err(why) => {
+                    emit(n, Target::Unverified(why));
+                    continue;
+                }
+            };
+            // The years.
+            let local: Vec<YearMention> = cys.iter().map(|y| (*y).clone()).collect();
+            let adjacent = adjacent_year(text, &local, &ranged, &n);
+            let clause_range = ranges.iter().find(|r| r.2 >= cl.start && r.3 <= cl.end);
+            let mut certain = true;
+            let mut span = None;
+            let years: Vec<i32> = if let Some(y) = adjacent {
+                vec![y]
+            } else if clause_range.is_some() || (clause_years.is_empty() && !ranges.is_empty()) {
+                let r = clause_range.or(ranges.first()).expect("a range");
+                if prior_sentence || change_sentence {
+                    // `from X to Y (FY2021-FY2025)`: the two ends; `expanded by 225 bps between
+                    // FY21 and FY25`: the change over the span.
+                    certain = clause_range.is_some();
+                    span = Some((r.0, r.1));
+                    vec![r.0, r.1]
+                } else {
+                    emit(
+                        n,
+                        Target::Unverified("a figure over a span of years".into()),
+                    );
+                    continue;
+                }
+            } else if !clause_years.is_empty() {
+                clause_years.clone()
+            } else if !sentence_years.is_empty() {
+                certain = false;
+                sentence_years.clone()
+            } else if !default_years.is_empty() {
+                default_years.to_vec()
+            } else {
+                emit(
+                    n,
+                    Target::Unverified("no year is named in its sentence".into()),
+                );
+                continue;
+            };
+            let against: Vec<Subject> = if comparison_sentence {
+                dedup(known_subjects.iter().copied().filter(|o| *o != subject))
+            } else {
+                Vec::new()
+            };
+            emit(
+                n,
+                Target::Tied {
+                    subject,
+                    years,
+                    roles: Roles {
+                        prior: prior_sentence,
+                        against,
+                        span,
+                        ..Default::default()
+                    },
+                    certain,
+                },
+            );
+        }
+        if let Some(cs) = clause_subject {
+            previous_subject = Some(cs);
+        } else if let Some(m) = cms.last() {
+            previous_subject = Some(subject_of(&m.kind));
+        }
+    }
+}
+
+/// The revenue line item, for `X% margin`.
+fn revenue(ctx: &Context) -> Option<Entity> {
+    let c = ctx.spec.column_index("revenue")?;
+    ctx.stmts.item_index(c).map(Entity::Item)
+}
+
+/// A number scaled by a word vouch cannot resolve.
+fn unresolved() -> Target {
+    Target::Unverified("in a unit vouch cannot resolve (billion, thousand, days …)".into())
+}
+
+fn dedup<T: PartialEq>(it: impl Iterator<Item = T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for x in it {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// What a table column holds, read from its header.
+#[derive(Clone, Debug, PartialEq)]
+enum Column {
+    /// The row's year (`Year`, `FY`, or year labels in its cells).
+    Year,
+    /// Values in one year (a year label as header).
+    InYear(i32),
+    Prior,
+    Current,
+    Change,
+    /// A difference from the subjects its header names (`vs revenue growth`).
+    Against(Vec<Subject>),
+    /// Names the row's subject (`Item`, `Metric`, `Line item`, `Rule`).
+    Label,
+    /// A header naming an undefined quantity, or nothing vouch reads.
+    Unknown(String),
+}
+
+fn header_words(h: &str) -> Vec<String> {
+    super::vocabulary::words(h)
+        .into_iter()
+        .map(|w| w.lower)
+        .collect()
+}
+
+fn classify(ctx: &Context, vocab: &Vocabulary, cues: &Cues, header: &str, body: &[&str]) -> Column {
+    if let Some(y) = parse_year_label(header) {
+        return Column::InYear(y);
+    }
+    let key = fold(header);
+    let year_names = &ctx.spec.movements.year_columns;
+    if year_names.contains(&key) || key == "fiscal_year" || key == "fy" {
+        return Column::Year;
+    }
+    let years_in_body = body
+        .iter()
+        .filter(|c| parse_year_label(c).is_some())
+        .count();
+    if years_in_body > 0 && years_in_body == body.iter().filter(|c| !c.trim().is_empty()).count() {
+        return Column::Year;
+    }
+    let hw = header_words(header);
+    let has = |w: &[&str]| hw.iter().any(|x| w.contains(&x.as_str()));
+    let ws = super::vocabulary::words(header);
+    if has(&[
+        "vs", "versus", "against", "gap", "minus", "spread", "excess", "relative",
+    ]) {
+        let ms = marks(ctx, vocab, cues, header, &ws);
+        let subs: Vec<Subject> = ms.iter().filter_map(|m| subject_of(&m.kind).ok()).collect();
+        return if subs.is_empty() {
+            Column::Unknown(header.to_string())
+        } else {
+            Column::Against(subs)
+        };
+    }
+    if has(&[
+        "prior", "previous", "from", "prev", "start", "opening", "before", "base",
+    ]) {
+        return Column::Prior;
+    }
+    if has(&[
+        "change", "chg", "δ", "delta", "yoy", "growth", "move", "movement", "diff", "pct", "var",
+        "variance",
+    ]) || header.contains('Δ')
+        || header.trim() == "%"
+    {
+        return Column::Change;
+    }
+    if has(&[
+        "current", "latest", "to", "value", "amount", "end", "closing", "after", "now", "this",
+    ]) {
+        return Column::Current;
+    }
+    if has(&[
+        "item", "metric", "line", "account", "kpi", "measure", "name", "rule", "flag", "series",
+        "category", "type", "driver",
+    ]) {
+        return Column::Label;
+    }
+    Column::Unknown(header.to_string())
+}
+
+/// A table outside the KPI section. Years as columns (or as the first column's rows): each cell is
+/// the value of its label's subject in its year. Otherwise, rows with a year column: each cell is
+/// read through its column's header (prior, current, change, a difference) for the row's subject.
+fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out: &mut Vec<Claim>) {
+    let Some(header) = table.rows.first() else {
+        return;
+    };
+    let ncols = header.cells.len();
+    let body: Vec<Vec<&str>> = (0..ncols)
+        .map(|j| {
+            table.rows[1..]
+                .iter()
+                .map(|r| r.cells.get(j).map_or("", |c| c.text.as_str()))
+                .collect()
+        })
+        .collect();
+    let cols: Vec<Column> = header
+        .cells
+        .iter()
+        .enumerate()
+        .map(|(j, h)| classify(ctx, vocab, cues, &h.text, &body[j]))
+        .collect();
+    let year_cols = cols
+        .iter()
+        .filter(|c| matches!(c, Column::InYear(_)))
+        .count();
+    let years_as_rows = cols.first() == Some(&Column::Year) && year_cols == 0;
+    for row in &table.rows[1..] {
+        let context = row
+            .cells
+            .iter()
+            .map(|c| c.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" | ");
+        // The row's year.
+        let row_year = cols
+            .iter()
+            .zip(&row.cells)
+            .find(|(c, _)| **c == Column::Year)
+            .and_then(|(_, cell)| parse_year_label(&cell.text));
+        // The row's subject: from its label cells (or, years as rows, none: the header names it).
+        let mut label_subjects: Vec<Result<Subject, String>> = Vec::new();
+        for (j, cell) in row.cells.iter().enumerate() {
+            let col = cols
+                .get(j)
+                .cloned()
+                .unwrap_or(Column::Unknown(String::new()));
+            let first_label = j == 0 && year_cols > 0;
+            if !(first_label
+                || col == Column::Label
+                || matches!(col, Column::Unknown(_)) && !has_number(&cell.text))
+            {
+                continue;
+            }
+            let ws = super::vocabulary::words(&cell.text);
+            let ms = marks(ctx, vocab, cues, &cell.text, &ws);
+            for m in ms {
+                label_subjects.push(subject_of(&m.kind));
+            }
+        }
+        let distinct: Vec<Result<Subject, String>> = dedup(label_subjects.into_iter());
+        let row_subject: Result<Subject, String> =
+            match distinct.iter().filter(|s| s.is_ok()).count() {
+                1 if distinct.len() == 1 => distinct[0].clone(),
+                0 if !distinct.is_empty() => distinct[0].clone(),
+                0 => Err("its row names no item or metric".into()),
+                _ => Err("its row names several items or metrics".into()),
+            };
+        for (j, cell) in row.cells.iter().enumerate() {
+            let col = cols
+                .get(j)
+                .cloned()
+                .unwrap_or(Column::Unknown(String::new()));
+            if matches!(col, Column::Year | Column::Label) || (j == 0 && year_cols > 0) {
+                continue;
+            }
+            let mut nums = numbers(&cell.text);
+            if nums.is_empty() {
+                continue;
+            }
+            let line = cell.line;
+            let mut emit = |n: NumberMention, target: Target| {
+                out.push(Claim {
+                    line,
+                    number: n,
+                    context: context.clone(),
+                    target,
+                })
+            };
+            let ws = super::vocabulary::words(&cell.text);
+            let ms = marks(ctx, vocab, cues, &cell.text, &ws);
+            let cell_years = super::years::years(&cell.text);
+            // A cell with words of its own is read as a sentence, in the row's year.
+            if !ms.is_empty() {
+                let default: Vec<i32> = row_year
+                    .or(match col {
+                        Column::InYear(y) => Some(y),
+                        _ => None,
+                    })
+                    .into_iter()
+                    .collect();
+                nums.retain(|n| !skipped(ctx, n));
+                if !nums.is_empty() {
+                    read_sentence(
+                        ctx,
+                        cues,
+                        &cell.text,
+                        &ws,
+                        &cell_years,
+                        &ms,
+                        &mut nums,
+                        &default,
+                        &mut emit,
+                    );
+                }
+                continue;
+            }
+            for n in nums {
+                if skipped(ctx, &n) {
+                    continue;
+                }
+                if n.unit == Unit::Unresolved {
+                    emit(n, unresolved());
+                    continue;
+                }
+                let (subject, year) = if years_as_rows {
+                    // Years as rows: the header names the subject.
+                    let hws = super::vocabulary::words(&header.cells[j].text);
+                    let hms = marks(ctx, vocab, cues, &header.cells[j].text, &hws);
+                    let s = match &hms[..] {
+                        [m] => subject_of(&m.kind),
+                        [] => Err("its column names no item or metric".into()),
+                        _ => Err("its column names several items or metrics".into()),
+                    };
+                    (s, row_year)
+                } else {
+                    let y = match col {
+                        Column::InYear(y) => Some(y),
+                        _ => row_year,
+                    };
+                    (row_subject.clone(), y)
+                };
+                let subject = match subject {
+                    Ok(s) => s,
+                    Err(why) => {
+                        emit(n, Target::Unverified(why));
+                        continue;
+                    }
+                };
+                let Some(year) = year else {
+                    emit(
+                        n,
+                        Target::Unverified("its row and column name no year".into()),
+                    );
+                    continue;
+                };
+                let mut roles = Roles::default();
+                match &col {
+                    Column::Prior => roles.prior_only = true,
+                    Column::Current => roles.value_only = true,
+                    Column::Change => roles.change_only = true,
+                    Column::Against(subs) => {
+                        roles.against = subs.iter().copied().filter(|o| *o != subject).collect();
+                        if roles.against.is_empty() {
+                            emit(
+                                n,
+                                Target::Unverified("a difference from its own subject".into()),
+                            );
+                            continue;
+                        }
+                        roles.change_only = true;
+                    }
+                    Column::Unknown(h) if !years_as_rows => {
+                        let hws = super::vocabulary::words(h);
+                        let hms = marks(ctx, vocab, cues, h, &hws);
+                        if let Some(m) = hms.iter().find(|m| matches!(m.kind, MarkKind::Unknown(_)))
+                        {
+                            emit(
+                                n,
+                                Target::Unverified(subject_of(&m.kind).err().unwrap_or_default()),
+                            );
+                            continue;
+                        }
+                        if !h.trim().is_empty() && hms.is_empty() {
+                            emit(
+                                n,
+                                Target::Unverified(format!(
+                                    "its column `{}` says nothing vouch reads",
+                                    h.trim()
+                                )),
+                            );
+                            continue;
+                        }
+                    }
+                    _ => {}
+                }
+                emit(
+                    n,
+                    Target::Tied {
+                        subject,
+                        years: vec![year],
+                        roles,
+                        certain: true,
+                    },
+                );
+            }
+        }
+    }
+}
+
+fn has_number(text: &str) -> bool {
+    !numbers(text).is_empty()
+}
