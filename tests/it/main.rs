@@ -1,5 +1,6 @@
 //! vouch's integration tests: one binary, one module per area.
 
+mod agents;
 mod audit;
 mod bundle;
 mod catalogue;

@@ -199,13 +199,19 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
     let mut known: Vec<Mark> = vocab
         .mentions(ws)
         .into_iter()
-        .filter(|m| !unknown.iter().any(|u| u.start < m.end && m.start < u.end))
+        .filter(|m| {
+            !unknown.iter().any(|u| {
+                u.start < m.end && m.start < u.end && !(m.start <= u.start && u.end <= m.end)
+            })
+        })
         .map(|m| Mark {
             kind: MarkKind::Known(m.entity),
             start: m.start,
             end: m.end,
         })
         .collect();
+    // A known name that covers an undefined word (`income tax`, `total equity`) wins.
+    unknown.retain(|u| !known.iter().any(|m| m.start <= u.start && u.end <= m.end));
     // Descriptors next to a metric (`(average equity)`, `average-asset`) describe it.
     let is_desc = |s: usize, e: usize| {
         super::vocabulary::words(&text[s..e])
@@ -228,24 +234,31 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
             || !(is_desc(m.start, m.end) && near_metric(m.start, m.end))
     });
     unknown.retain(|m| !(is_desc(m.start, m.end) && near_metric(m.start, m.end)));
-    // `A / B` of two money names; `A + B`, `A less B`: a combination.
+    // `A / B` of two money names; `A + B`, `A less (B + C)`: a combination; an undefined
+    // quantity right before a name qualifies it (`incremental operating margin`, `non-current
+    // liabilities`).
+    let mut all: Vec<Mark> = known;
+    all.extend(unknown);
+    all.sort_by_key(|m| m.start);
     let mut merged: Vec<Mark> = Vec::new();
-    for m in known {
-        if let (Some(prev), MarkKind::Known(b)) = (merged.last(), &m.kind) {
+    for m in all {
+        if let Some(prev) = merged.last() {
             let joint = &text[prev.end..m.start];
-            if let MarkKind::Known(a) = prev.kind {
-                if money(ctx, a) && money(ctx, *b) && ratio_joint(joint) {
-                    let start = prev.start;
+            if let (MarkKind::Known(a), MarkKind::Known(b)) = (&prev.kind, &m.kind) {
+                if money(ctx, *a) && money(ctx, *b) && ratio_joint(joint) {
+                    let (a, b, start) = (*a, *b, prev.start);
                     merged.pop();
                     merged.push(Mark {
-                        kind: MarkKind::Ratio(a, *b),
+                        kind: MarkKind::Ratio(a, b),
                         start,
                         end: m.end,
                     });
                     continue;
                 }
             }
-            if combination_joint(joint) {
+            let qualifier = matches!(prev.kind, MarkKind::Unknown(_))
+                && joint.chars().all(|c| c == ' ' || c == '-');
+            if combination_joint(joint.trim_end_matches(['(', ' '])) || qualifier {
                 let start = prev.start;
                 merged.pop();
                 merged.push(Mark {
@@ -258,7 +271,6 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
         }
         merged.push(m);
     }
-    merged.extend(unknown);
     merged.sort_by_key(|m| m.start);
     merged
 }

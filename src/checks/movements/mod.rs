@@ -15,6 +15,7 @@ use crate::report::registry::CheckDef;
 use crate::report::{Family, Finding, Location, NumberDetail};
 use crate::source::Statements;
 use crate::spec::{RuleItems, Spec};
+use num_traits::{Signed, Zero};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Movements;
     "movements.unreadable", Fail, "unusual_movements.csv is not UTF-8 text (or holds a NUL byte).";
@@ -33,6 +34,27 @@ struct Resolved {
     item: ItemRef,
     /// The item was written as a rule id, which then refers to that rule only.
     only_rule: Option<usize>,
+}
+
+/// Contract §9 "§3 items": under a mapped rule that judges one metric, an item whose tokens
+/// contain the rule's own words (`receivable`, `receivables`, `ar` under receivables_vs_revenue;
+/// `margin` under operating_margin_move) is read through the rule: it is that rule's metric
+/// (`receivables_growth_vs_revenue_growth`, `accounts_receivable_vs_revenue`).
+fn resolve_through_rule(name: &str, rule: Option<&str>, spec: &Spec) -> Option<Resolved> {
+    let r = resolve_rule(rule?, spec)?;
+    let RuleItems::Metric(m) = spec.movements.rules[r].items else {
+        return None;
+    };
+    let folded = fold(name);
+    let toks: Vec<&str> = tokens(&folded).collect();
+    let hit = spec.movements.rules[r].tokens.iter().any(|seq| {
+        let seq: Vec<&str> = seq.iter().map(String::as_str).collect();
+        !seq.is_empty() && toks.windows(seq.len()).any(|w| w == seq.as_slice())
+    });
+    hit.then_some(Resolved {
+        item: ItemRef::Metric(m),
+        only_rule: Some(r),
+    })
 }
 
 fn resolve_item(name: &str, spec: &Spec, stmts: &Statements) -> Option<Resolved> {
@@ -71,6 +93,70 @@ fn resolve_rule(text: &str, spec: &Spec) -> Option<usize> {
             !seq.is_empty() && toks.windows(seq.len()).any(|w| w == seq.as_slice())
         })
     })
+}
+
+/// Contract §9: a change column may hold the absolute change (`x − prev`, in source units for a
+/// line item, in the metric's own scale for a metric), and a magnitude column's change may be
+/// computed on its signs as printed in the source (capex written as a negative outflow).
+fn other_reading(
+    ctx: &Context,
+    truth: &crate::recompute::Truth,
+    flag: &Flag,
+    p: &Printed,
+    s: Scale,
+) -> bool {
+    let t = flag.t;
+    if t == 0 {
+        return false;
+    }
+    let pair = match flag.item {
+        ItemRef::Line(i) => {
+            let cell = |u: usize| {
+                ctx.stmts.items[i]
+                    .cells
+                    .get(u)
+                    .cloned()
+                    .flatten()
+                    .map(|v| v.value)
+            };
+            cell(t - 1).zip(cell(t))
+        }
+        ItemRef::Metric(m) => {
+            let c = &truth.metrics[m].cells[0];
+            c[t - 1].value().cloned().zip(c[t].value().cloned())
+        }
+    };
+    let Some((prev, x)) = pair else { return false };
+    let diff = &x - &prev;
+    let unit_scale = match flag.item {
+        ItemRef::Line(_) => Scale::Fraction,
+        ItemRef::Metric(_) => s,
+    };
+    if [diff.clone(), -diff.clone()]
+        .iter()
+        .any(|d| judge(d, p, &unit_scale.factor()).agreement == Agreement::Pass)
+    {
+        return true;
+    }
+    let magnitude = matches!(flag.item, ItemRef::Line(i)
+        if ctx.stmts.items[i].column.is_some_and(|c| ctx.spec.source.columns[c].magnitude));
+    magnitude
+        && !prev.is_zero()
+        && judge(&(-&diff / prev.abs()), p, &s.factor()).agreement == Agreement::Pass
+}
+
+/// A line item that is zero in year `t - 1` and non-zero in `t`.
+fn zero_base(stmts: &Statements, item: ItemRef, t: usize) -> bool {
+    let ItemRef::Line(i) = item else { return false };
+    let cell = |u: usize| {
+        stmts.items[i]
+            .cells
+            .get(u)
+            .cloned()
+            .flatten()
+            .map(|v| v.value)
+    };
+    matches!((cell(t - 1), cell(t)), (Some(p), Some(x)) if p.is_zero() && !x.is_zero())
 }
 
 fn rule_applies(spec: &Spec, r: usize, item: ItemRef) -> bool {
@@ -172,7 +258,28 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             row: Some(row.row),
             ..Default::default()
         };
-        let Some(res) = resolve_item(&row.item, spec, stmts) else {
+        // Read through the rule when the item is nothing else, or when only that reading has a
+        // rule that fires (an `accounts_receivable` row under a receivables rule that fires).
+        let through = resolve_through_rule(&row.item, row.rule.as_deref(), spec);
+        let plain = resolve_item(&row.item, spec, stmts);
+        let row_t = parse_year_label(&row.year)
+            .and_then(|y| truth.year_index(y))
+            .filter(|&t| t > 0);
+        let fires = |r: &Resolved| {
+            row_t.is_some_and(|t| {
+                let mut f = supporting(truth, metrics, t, r.item);
+                if let Some(rule) = r.only_rule {
+                    f.retain(|x| x.basis == Basis::Rule(rule));
+                }
+                !f.is_empty()
+            })
+        };
+        let chosen = match (through, plain) {
+            (Some(th), Some(p)) if fires(&th) && !fires(&p) => Some(th),
+            (_, Some(p)) => Some(p),
+            (th, None) => th,
+        };
+        let Some(res) = chosen else {
             out.push(
                 Finding::fail(
                     "movements.unknown_item",
@@ -217,6 +324,23 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             flags.retain(|f| f.basis == Basis::Rule(r));
         }
         let item = item_name(spec, stmts, res.item);
+        // Contract §9: a flag for a move from a zero base to a non-zero value is an accepted
+        // extra, whatever its change says.
+        if flags.is_empty() && zero_base(stmts, res.item, t) {
+            out.push(
+                Finding::info(
+                    "movements.extra_flag",
+                    format!(
+                        "{item} in {} moves from a zero base to a non-zero value: an accepted extra flag (no rule's \
+                         percentage is defined, its change is not judged)",
+                        truth.years[t]
+                    ),
+                )
+                .artifact(name)
+                .at(loc),
+            );
+            continue;
+        }
         if flags.is_empty() {
             out.push(
                 Finding::fail(
@@ -340,7 +464,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             scale: s,
             location: location.clone(),
         });
-        if best_a == Agreement::Pass {
+        if best_a == Agreement::Pass || other_reading(ctx, truth, flag, p, s) {
             continue;
         }
         let jd = judge(x, p, &s.factor());
