@@ -57,6 +57,18 @@ impl LineItem {
     pub fn is_derived_column(&self) -> bool {
         self.header.is_none()
     }
+
+    /// The value in year index `t`, when present.
+    pub fn value(&self, t: usize) -> Option<&Num> {
+        self.cells.get(t)?.as_ref().map(|v| &v.value)
+    }
+
+    /// Whether the spec reads this column as a magnitude (capex, interest: §1), so that its
+    /// sign is a convention.
+    pub fn is_magnitude(&self, spec: &Spec) -> bool {
+        self.column
+            .is_some_and(|c| spec.source.columns[c].magnitude)
+    }
 }
 
 /// Problems found while reading, judged by `checks::source`.

@@ -40,17 +40,26 @@ pub enum Subject {
     Ratio(Entity, Entity),
 }
 
+/// What a table column restricts a number to (a prose number may be any role).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Only {
+    #[default]
+    Any,
+    /// Only the value in the year before (a `Prior` column).
+    Prior,
+    /// Only the value (a `Current` column).
+    Value,
+    /// Only a change (a `Change` column, a difference).
+    Change,
+}
+
 /// The roles a tied number may have besides its subject's value in its year.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Roles {
-    /// The value in the year before is admissible (`from 2,600 to 3,100`, a `Prior` column).
+    /// The value in the year before is admissible (`from 2,600 to 3,100`).
     pub prior: bool,
-    /// Only the value in the year before (a `Prior` column).
-    pub prior_only: bool,
-    /// Only the value (a `Current` column).
-    pub value_only: bool,
-    /// Only a change (a `Change` column).
-    pub change_only: bool,
+    /// A column's restriction.
+    pub only: Only,
     /// Differences in points from these subjects are admissible (`30.0% against 20.0%`, `gap`).
     pub against: Vec<Subject>,
     /// The change over a span of years is admissible (`expanded by 225 bps between FY21 and
@@ -942,6 +951,15 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
         .filter(|c| matches!(c, Column::InYear(_)))
         .count();
     let years_as_rows = cols.first() == Some(&Column::Year) && year_cols == 0;
+    // The names each header holds, read once per column.
+    let header_marks: Vec<Vec<Mark>> = header
+        .cells
+        .iter()
+        .map(|h| {
+            let hws = super::vocabulary::words(&h.text);
+            marks(ctx, vocab, cues, &h.text, &hws)
+        })
+        .collect();
     for row in &table.rows[1..] {
         let context = row
             .cells
@@ -1042,9 +1060,7 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                 }
                 let (subject, year) = if years_as_rows {
                     // Years as rows: the header names the subject.
-                    let hws = super::vocabulary::words(&header.cells[j].text);
-                    let hms = marks(ctx, vocab, cues, &header.cells[j].text, &hws);
-                    let s = match &hms[..] {
+                    let s = match header_marks.get(j).map_or(&[][..], Vec::as_slice) {
                         [m] => subject_of(&m.kind),
                         [] => Err("its column names no item or metric".into()),
                         _ => Err("its column names several items or metrics".into()),
@@ -1073,9 +1089,9 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                 };
                 let mut roles = Roles::default();
                 match &col {
-                    Column::Prior => roles.prior_only = true,
-                    Column::Current => roles.value_only = true,
-                    Column::Change => roles.change_only = true,
+                    Column::Prior => roles.only = Only::Prior,
+                    Column::Current => roles.only = Only::Value,
+                    Column::Change => roles.only = Only::Change,
                     Column::Against(subs) => {
                         roles.against = subs.iter().copied().filter(|o| *o != subject).collect();
                         if roles.against.is_empty() {
@@ -1085,11 +1101,10 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                             );
                             continue;
                         }
-                        roles.change_only = true;
+                        roles.only = Only::Change;
                     }
                     Column::Unknown(h) if !years_as_rows => {
-                        let hws = super::vocabulary::words(h);
-                        let hms = marks(ctx, vocab, cues, h, &hws);
+                        let hms = header_marks.get(j).map_or(&[][..], Vec::as_slice);
                         if let Some(m) = hms.iter().find(|m| matches!(m.kind, MarkKind::Unknown(_)))
                         {
                             emit(

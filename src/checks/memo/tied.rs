@@ -9,7 +9,7 @@
 //! `memo.number_out_of_range`; to an undefined value, contradicted. Every claim ends verified,
 //! contradicted or unverified, and is counted in the memo's [`Coverage`].
 
-use super::claims::{Claim, Roles, Subject, Target};
+use super::claims::{Claim, Only, Roles, Subject, Target};
 use super::kpi::variants;
 use super::numbers::Unit;
 use super::quote;
@@ -136,8 +136,7 @@ fn subject_name(ctx: &Context, s: Subject) -> String {
 
 /// A magnitude column (capex, interest): its sign is a convention, so either sign is the value.
 fn magnitude(ctx: &Context, s: Subject) -> bool {
-    matches!(s, Subject::One(Entity::Item(i))
-        if ctx.stmts.items[i].column.is_some_and(|c| ctx.spec.source.columns[c].magnitude))
+    matches!(s, Subject::One(Entity::Item(i)) if ctx.stmts.items[i].is_magnitude(ctx.spec))
 }
 
 /// The series of a subject: one per variant in use (a ratio is the ratio of the two first ones).
@@ -213,9 +212,13 @@ fn candidates(
     roles: &Roles,
 ) -> Vec<Candidate> {
     let mut out = Vec::new();
-    let values = !roles.change_only && !roles.prior_only;
-    let changes = !roles.value_only && !roles.prior_only;
-    let prior = roles.prior || roles.prior_only;
+    let values = matches!(roles.only, Only::Any | Only::Value);
+    let changes = matches!(roles.only, Only::Any | Only::Change);
+    let prior = match roles.only {
+        Only::Any => roles.prior,
+        Only::Prior => true,
+        Only::Value | Only::Change => false,
+    };
     let flip = magnitude(ctx, s);
     for (variant, series) in subject_series(ctx, truth, metrics, s, t) {
         let x = series.get(t).cloned().flatten();
@@ -310,8 +313,12 @@ fn candidates(
         }
     }
     if changes {
+        let mine = if roles.against.is_empty() {
+            Vec::new()
+        } else {
+            rates(ctx, truth, metrics, s, t)
+        };
         for &o in &roles.against {
-            let mine = rates(ctx, truth, metrics, s, t);
             let theirs = rates(ctx, truth, metrics, o, t);
             for a in &mine {
                 for b in &theirs {
@@ -415,7 +422,7 @@ pub fn check(
 type CacheKey = (
     Subject,
     usize,
-    (bool, bool, bool, bool),
+    (bool, Only),
     Option<(i32, i32)>,
     Vec<Subject>,
 );
@@ -488,12 +495,7 @@ fn judge_claim(
         let key = (
             subject,
             t,
-            (
-                roles.prior,
-                roles.prior_only,
-                roles.value_only,
-                roles.change_only,
-            ),
+            (roles.prior, roles.only),
             roles.span,
             roles.against.clone(),
         );

@@ -47,11 +47,7 @@ fn resolve_through_rule(name: &str, rule: Option<&str>, spec: &Spec) -> Option<R
     };
     let folded = fold(name);
     let toks: Vec<&str> = tokens(&folded).collect();
-    let hit = spec.movements.rules[r].tokens.iter().any(|seq| {
-        let seq: Vec<&str> = seq.iter().map(String::as_str).collect();
-        !seq.is_empty() && toks.windows(seq.len()).any(|w| w == seq.as_slice())
-    });
-    hit.then_some(Resolved {
+    names_rule(&spec.movements.rules[r], &toks).then_some(Resolved {
         item: ItemRef::Metric(m),
         only_rule: Some(r),
     })
@@ -87,11 +83,17 @@ fn resolve_rule(text: &str, spec: &Spec) -> Option<usize> {
         return Some(r);
     }
     let toks: Vec<&str> = tokens(&folded).collect();
-    spec.movements.rules.iter().position(|rule| {
-        rule.tokens.iter().any(|seq| {
-            let seq: Vec<&str> = seq.iter().map(String::as_str).collect();
-            !seq.is_empty() && toks.windows(seq.len()).any(|w| w == seq.as_slice())
-        })
+    spec.movements
+        .rules
+        .iter()
+        .position(|rule| names_rule(rule, &toks))
+}
+
+/// Whether folded tokens contain one of a rule's token sequences (`receivables`, `margin` …).
+fn names_rule(rule: &crate::spec::RuleSpec, toks: &[&str]) -> bool {
+    rule.tokens.iter().any(|seq| {
+        let seq: Vec<&str> = seq.iter().map(String::as_str).collect();
+        !seq.is_empty() && toks.windows(seq.len()).any(|w| w == seq.as_slice())
     })
 }
 
@@ -111,15 +113,8 @@ fn other_reading(
     }
     let pair = match flag.item {
         ItemRef::Line(i) => {
-            let cell = |u: usize| {
-                ctx.stmts.items[i]
-                    .cells
-                    .get(u)
-                    .cloned()
-                    .flatten()
-                    .map(|v| v.value)
-            };
-            cell(t - 1).zip(cell(t))
+            let item = &ctx.stmts.items[i];
+            item.value(t - 1).cloned().zip(item.value(t).cloned())
         }
         ItemRef::Metric(m) => {
             let c = &truth.metrics[m].cells[0];
@@ -138,8 +133,8 @@ fn other_reading(
     {
         return true;
     }
-    let magnitude = matches!(flag.item, ItemRef::Line(i)
-        if ctx.stmts.items[i].column.is_some_and(|c| ctx.spec.source.columns[c].magnitude));
+    let magnitude =
+        matches!(flag.item, ItemRef::Line(i) if ctx.stmts.items[i].is_magnitude(ctx.spec));
     magnitude
         && !prev.is_zero()
         && judge(&(-&diff / prev.abs()), p, &s.factor()).agreement == Agreement::Pass
@@ -148,15 +143,8 @@ fn other_reading(
 /// A line item that is zero in year `t - 1` and non-zero in `t`.
 fn zero_base(stmts: &Statements, item: ItemRef, t: usize) -> bool {
     let ItemRef::Line(i) = item else { return false };
-    let cell = |u: usize| {
-        stmts.items[i]
-            .cells
-            .get(u)
-            .cloned()
-            .flatten()
-            .map(|v| v.value)
-    };
-    matches!((cell(t - 1), cell(t)), (Some(p), Some(x)) if p.is_zero() && !x.is_zero())
+    let item = &stmts.items[i];
+    matches!((item.value(t - 1), item.value(t)), (Some(p), Some(x)) if p.is_zero() && !x.is_zero())
 }
 
 fn rule_applies(spec: &Spec, r: usize, item: ItemRef) -> bool {
@@ -296,9 +284,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             );
             continue;
         };
-        let year = parse_year_label(&row.year);
-        let t = year.and_then(|y| truth.year_index(y));
-        let Some(t) = t.filter(|&t| t > 0) else {
+        let Some(t) = row_t else {
             out.push(
                 Finding::fail(
                     "movements.spurious",
