@@ -227,36 +227,26 @@ fn candidates(
             .and_then(|u| series.get(u))
             .cloned()
             .flatten();
-        if values {
-            if let Some(x) = &x {
+        // The value and the prior-year value, each also as a negative outflow for a magnitude.
+        let levels = [
+            (values, &x, Kind::Value, "value"),
+            (prior, &p, Kind::Prior, "prior-year value"),
+        ];
+        for (wanted, v, kind, what) in levels {
+            let (true, Some(v)) = (wanted, v) else {
+                continue;
+            };
+            out.push(Candidate {
+                what: format!("{what}{variant}"),
+                kind,
+                value: v.clone(),
+            });
+            if flip && !v.is_zero() {
                 out.push(Candidate {
-                    what: format!("value{variant}"),
-                    kind: Kind::Value,
-                    value: x.clone(),
+                    what: format!("{what}{variant} (as a negative outflow)"),
+                    kind,
+                    value: -v.clone(),
                 });
-                if flip && !x.is_zero() {
-                    out.push(Candidate {
-                        what: format!("value{variant} (as a negative outflow)"),
-                        kind: Kind::Value,
-                        value: -x.clone(),
-                    });
-                }
-            }
-        }
-        if prior {
-            if let Some(p) = &p {
-                out.push(Candidate {
-                    what: format!("prior-year value{variant}"),
-                    kind: Kind::Prior,
-                    value: p.clone(),
-                });
-                if flip && !p.is_zero() {
-                    out.push(Candidate {
-                        what: format!("prior-year value{variant} (as a negative outflow)"),
-                        kind: Kind::Prior,
-                        value: -p.clone(),
-                    });
-                }
             }
         }
         if !changes {
