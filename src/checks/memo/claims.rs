@@ -31,6 +31,7 @@ use super::{sentences, Scan};
 use crate::checks::Context;
 use crate::names::{fold, parse_year_label};
 use crate::numbers::parse_decimal;
+use std::collections::HashMap;
 
 /// What a number is said of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -108,54 +109,66 @@ struct Mark {
 
 /// The memo vocabulary of §9, compiled once per memo from the spec.
 pub struct Cues {
-    undefined: Vec<Vec<String>>,
+    undefined: Phrases,
     descriptors: Vec<String>,
-    comparison: Vec<Vec<String>>,
-    prior: Vec<Vec<String>>,
+    comparison: Phrases,
+    prior: Phrases,
     breaks: Vec<String>,
-    difference: Vec<Vec<String>>,
-    change: Vec<Vec<String>>,
+    difference: Phrases,
+    change: Phrases,
 }
 
-fn phrases(list: &[String]) -> Vec<Vec<String>> {
-    let mut out: Vec<Vec<String>> = list
-        .iter()
-        .map(|p| {
-            super::vocabulary::words(p)
+/// Word-sequence phrases, indexed by their first word, longest first (as [`Vocabulary`] does
+/// for names): a look-up at a word compares only the phrases that start with it.
+struct Phrases {
+    by_first: HashMap<String, Vec<Vec<String>>>,
+}
+
+impl Phrases {
+    fn new(list: &[String]) -> Phrases {
+        let mut by_first: HashMap<String, Vec<Vec<String>>> = HashMap::new();
+        for p in list {
+            let ws: Vec<String> = super::vocabulary::words(p)
                 .into_iter()
                 .map(|w| w.lower)
-                .collect::<Vec<_>>()
-        })
-        .filter(|w| !w.is_empty())
-        .collect();
-    out.sort_by_key(|p| std::cmp::Reverse(p.len()));
-    out
+                .collect();
+            if let Some(first) = ws.first() {
+                by_first.entry(first.clone()).or_default().push(ws);
+            }
+        }
+        for v in by_first.values_mut() {
+            v.sort_by_key(|p| std::cmp::Reverse(p.len()));
+        }
+        Phrases { by_first }
+    }
+
+    /// The phrase starting at word `i`, if any: its length in words.
+    fn at(&self, ws: &[Word], i: usize) -> Option<usize> {
+        self.by_first
+            .get(&ws[i].lower)?
+            .iter()
+            .find(|p| i + p.len() <= ws.len() && p.iter().zip(&ws[i..]).all(|(a, b)| *a == b.lower))
+            .map(Vec::len)
+    }
+
+    fn any(&self, ws: &[Word]) -> bool {
+        (0..ws.len()).any(|i| self.at(ws, i).is_some())
+    }
 }
 
 impl Cues {
     pub fn new(ctx: &Context) -> Cues {
         let m = &ctx.spec.memo;
         Cues {
-            undefined: phrases(&m.undefined_quantities),
+            undefined: Phrases::new(&m.undefined_quantities),
             descriptors: m.metric_descriptors.clone(),
-            comparison: phrases(&m.comparison_cues),
-            prior: phrases(&m.prior_cues),
+            comparison: Phrases::new(&m.comparison_cues),
+            prior: Phrases::new(&m.prior_cues),
             breaks: m.clause_breaks.clone(),
-            difference: phrases(&m.difference_cues),
-            change: phrases(&m.change_cues),
+            difference: Phrases::new(&m.difference_cues),
+            change: Phrases::new(&m.change_cues),
         }
     }
-}
-
-/// The phrase of `list` starting at word `i`, if any: its length in words.
-fn phrase_at(list: &[Vec<String>], ws: &[Word], i: usize) -> Option<usize> {
-    list.iter()
-        .find(|p| i + p.len() <= ws.len() && p.iter().zip(&ws[i..]).all(|(a, b)| *a == b.lower))
-        .map(Vec::len)
-}
-
-fn has_phrase(list: &[Vec<String>], ws: &[Word]) -> bool {
-    (0..ws.len()).any(|i| phrase_at(list, ws, i).is_some())
 }
 
 /// Whether `text` between two marks only joins them as a ratio (`/`, `to`, `-to-`, `over`, `%
@@ -194,7 +207,7 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
     let mut unknown: Vec<Mark> = Vec::new();
     let mut i = 0;
     while i < ws.len() {
-        if let Some(n) = phrase_at(&cues.undefined, ws, i) {
+        if let Some(n) = cues.undefined.at(ws, i) {
             unknown.push(Mark {
                 kind: MarkKind::Unknown(text[ws[i].start..ws[i + n - 1].end].to_string()),
                 start: ws[i].start,
@@ -222,8 +235,9 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
     // A known name that covers an undefined word (`income tax`, `total equity`) wins.
     unknown.retain(|u| !known.iter().any(|m| m.start <= u.start && u.end <= m.end));
     // Descriptors next to a metric (`(average equity)`, `average-asset`) describe it.
+    // `ws` are the words of `text` in order, so the words of a span are a slice of them.
     let is_desc = |s: usize, e: usize| {
-        super::vocabulary::words(&text[s..e])
+        ws[ws.partition_point(|w| w.start < s)..ws.partition_point(|w| w.end <= e)]
             .iter()
             .all(|w| cues.descriptors.contains(&w.lower))
     };
@@ -407,7 +421,7 @@ fn clauses(
         }
     }
     for (i, w) in ws.iter().enumerate() {
-        if let Some(n) = phrase_at(&cues.comparison, ws, i) {
+        if let Some(n) = cues.comparison.at(ws, i) {
             let _ = n;
             cuts.push((w.start, true));
         } else if cues.breaks.contains(&w.lower) && starts_new_item(w.end) {
@@ -612,10 +626,10 @@ fn read_sentence(
     }
     let groups = paren_groups(text, s, e);
     let cls = clauses(text, s, e, ws, ms, nums, cues);
-    let comparison_sentence = has_phrase(&cues.comparison, ws) || has_phrase(&cues.difference, ws);
+    let comparison_sentence = cues.comparison.any(ws) || cues.difference.any(ws);
     let arrows = |t: &str| t.contains('→') || t.contains("->") || t.contains('⇒');
-    let prior_sentence = has_phrase(&cues.prior, ws) || arrows(&text[s..e]);
-    let change_sentence = has_phrase(&cues.change, ws);
+    let prior_sentence = cues.prior.any(ws) || arrows(&text[s..e]);
+    let change_sentence = cues.change.any(ws);
     let ranges = year_ranges(text, ys);
     let ranged: Vec<(usize, usize)> = ranges.iter().map(|r| (r.2, r.3)).collect();
     let sentence_years: Vec<i32> = dedup(ys.iter().map(|y| y.year));
