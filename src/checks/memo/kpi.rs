@@ -279,12 +279,11 @@ pub fn check(
         }
         for label in labels {
             let group: Vec<&Cell> = table.iter().filter(|c| c.label == label).collect();
-            let numeric = group
-                .iter()
-                .filter(|c| cell_number(c.text).is_some())
-                .count();
             let Some(entity) = entity_for_label(ctx, vocab, label) else {
-                coverage.unverified += numeric;
+                coverage.unverified += group
+                    .iter()
+                    .filter(|c| cell_number(c.text).is_some())
+                    .count();
                 if !label.trim().is_empty() {
                     out.push(
                         Finding::info(
@@ -296,15 +295,9 @@ pub fn check(
                 }
                 continue;
             };
-            let before = out.len();
-            check_label(ctx, truth, metrics, label, entity, &group, &mut kpi, out);
-            let failed = out[before..]
-                .iter()
-                .filter(|f| f.status == crate::report::Status::Fail)
-                .count()
-                .min(numeric);
-            coverage.contradicted += failed;
-            coverage.verified += numeric - failed;
+            coverage.add(check_label(
+                ctx, truth, metrics, label, entity, &group, &mut kpi, out,
+            ));
         }
     }
     kpi
@@ -320,8 +313,10 @@ fn check_label(
     group: &[&Cell],
     kpi: &mut Vec<KpiCell>,
     out: &mut Vec<Finding>,
-) {
+) -> Coverage {
+    let before = out.len();
     let unit = unit_of(ctx, entity);
+    let share = parse_decimal(&ctx.spec.memo.kpi_max_relative_interval).unwrap_or_else(|| int(0));
     // Parse every cell first: the scale is chosen over the whole label.
     let mut parsed: Vec<(&Cell, Option<usize>, Printed)> = Vec::new();
     for c in group {
@@ -367,6 +362,7 @@ fn check_label(
         }
         _ => Scale::Fraction,
     };
+    let numeric = parsed.len();
     for (c, t, p) in parsed {
         let cell_scale = if p.percent { Scale::Hundred } else { scale };
         let Some(t) = t else {
@@ -423,8 +419,6 @@ fn check_label(
         if matches!(entity, Entity::Metric(_)) && matches!(unit, Unit::Ratio | Unit::Multiple) {
             let width = p.unit();
             let magnitude = std::cmp::max(p.value.abs(), (x * &factor).abs());
-            let share =
-                parse_decimal(&ctx.spec.memo.kpi_max_relative_interval).unwrap_or_else(|| int(0));
             if width > &share * magnitude {
                 out.push(
                     Finding::warn(
@@ -485,6 +479,17 @@ fn check_label(
             Finding::fail("memo.kpi_value", msg)
         };
         out.push(f.at(loc(c, label)).number(detail()));
+    }
+    // The label's cells are counted as verified unless one of its failing findings is theirs.
+    let failed = out[before..]
+        .iter()
+        .filter(|f| f.status == crate::report::Status::Fail)
+        .count()
+        .min(numeric);
+    Coverage {
+        verified: numeric - failed,
+        contradicted: failed,
+        unverified: 0,
     }
 }
 
