@@ -1,9 +1,9 @@
 //! The real-agent corpus (`fixtures/agents/`): bundles written by LLM agents doing the task in the
 //! sandbox, each with the hand judgement of what vouch reports (`adjudication.toml`, rules in
 //! docs/accuracy.md). The corpus is a ratchet: vouch's verdict is the recorded one, every real
-//! defect is caught, and no failing finding appears that is not judged (a false alarm may only
-//! disappear). Single-defect mutants of every bundle that vouch accepts must be rejected with a
-//! failing finding in the family the defect belongs to.
+//! defect is caught, and no failing finding or warning appears that is not judged (a false alarm
+//! may only disappear). Single-defect mutants of every bundle that vouch accepts must be rejected
+//! with a failing finding in the family the defect belongs to.
 
 use crate::support::*;
 use std::collections::BTreeMap;
@@ -104,6 +104,25 @@ fn every_bundle_gets_its_recorded_verdict_catches_every_real_defect_and_no_new_f
         for (id, _) in &defects {
             if !fails.contains_key(id) {
                 problems.push(format!("{}: real defect `{id}` not caught", c.name));
+            }
+        }
+        // Warnings are judged too (`[[warning]]`, true or false), and may only disappear.
+        let mut warns: BTreeMap<&str, usize> = BTreeMap::new();
+        for f in r.findings.iter().filter(|f| f.status == Status::Warn) {
+            *warns.entry(f.id).or_default() += 1;
+        }
+        let judged_warns = entries(&c.adjudication, "warning");
+        for (id, n) in &warns {
+            let allowed: usize = judged_warns
+                .iter()
+                .filter(|(d, _)| d == id)
+                .map(|(_, k)| *k)
+                .sum();
+            if *n > allowed {
+                problems.push(format!(
+                    "{}: {n} × `{id}` warning, {allowed} judged",
+                    c.name
+                ));
             }
         }
         for (id, n) in &fails {
