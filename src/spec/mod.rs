@@ -226,6 +226,10 @@ pub struct MemoSpec {
     pub difference_cues: Vec<String>,
     /// §9: verbs of change that make the change over a span of years admissible.
     pub change_cues: Vec<String>,
+    /// Names prose uses for a source column beyond its header aliases (`OCF`, `cash from
+    /// operations`): read in the memo only, never as source headers. Keyed by column name.
+    #[serde(default)]
+    pub names: std::collections::BTreeMap<String, Vec<String>>,
     pub evidence: Vec<EvidenceTopic>,
 }
 
@@ -583,6 +587,16 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
         });
     }
     check_metric_cycles(&metrics)?;
+    if let Some(k) = raw
+        .memo
+        .names
+        .keys()
+        .find(|k| !columns.iter().any(|c| &c.name == *k))
+    {
+        return Err(invalid(format!(
+            "[memo] names: `{k}` is not a source column"
+        )));
+    }
 
     let threshold = |s: &str| parse_decimal(s).ok_or_else(|| invalid(format!("bad number `{s}`")));
     let mut rules = Vec::new();

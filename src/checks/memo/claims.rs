@@ -21,6 +21,14 @@
 //! FY2022`), else the clause's years, else the sentence's. A span of years (`FY2021-FY2025`)
 //! makes the numbers of its clause aggregates (unverified) unless they are the two ends of a
 //! `from … to …` change.
+//!
+//! Certainty: a tied number is *certain* when its years are its clause's own, no undefined
+//! quantity stands in its clause, and its subject is the clause's only item or is written right
+//! next to it (`revenue of 1,498.3`, `15.1% revenue growth`); a percent of a money item needs a
+//! word of change in its clause. Each sentence (or table row) also yields its [`Plausible`]
+//! readings: every subject it names, their shares, in every year it names. The judge verifies a
+//! number that matches its own reading or any plausible one, contradicts it only when it matches
+//! none and its reading was certain, and leaves it unverified otherwise.
 
 use super::numbers::{numbers, NumberMention, Unit};
 use super::parse::{Block, BlockKind, Doc, Table};
@@ -32,6 +40,7 @@ use crate::checks::Context;
 use crate::names::{fold, parse_year_label};
 use crate::numbers::parse_decimal;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// What a number is said of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -75,12 +84,37 @@ pub enum Target {
         /// One year, or several when the number may be of any of them.
         years: Vec<i32>,
         roles: Roles,
-        /// The years were named in its own clause, row or column (a mismatch is then a
-        /// contradiction); `false` when they were borrowed from another clause of the sentence
-        /// (a mismatch is then unverified).
+        /// Nothing else its sentence says could be what the number is of: its years were named
+        /// in its own clause, row or column, and its subject is the only item of its clause or
+        /// is written right next to it, with no undefined quantity in the clause. A mismatch is
+        /// then a contradiction; otherwise it is unverified.
         certain: bool,
+        /// Its years were named in its own clause, row or column (a year outside the source is
+        /// then `memo.number_out_of_range` whatever its subject).
+        own_years: bool,
     },
+    /// Not tied: the reason. Of a quantity the contract does not define, or otherwise unreadable.
     Unverified(String),
+    /// Not tied because its sentence leaves open which item or year it is of (several items
+    /// joined, a parenthesis after several items, no year): verified when one of its sentence's
+    /// [`Plausible`] readings matches, else unverified with this reason.
+    Ambiguous(String),
+}
+
+/// Every reading a number's sentence (or table row) makes plausible: the subjects it names and
+/// their shares of each other, in the years it names. Tried when the number's own reading
+/// fails: a match shows the number traced to the source under a reading its sentence allows; no
+/// match is a contradiction only when the own reading was certain.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Plausible {
+    pub subjects: Vec<Subject>,
+    pub years: Vec<i32>,
+    /// The sentence describes a move from an earlier value (`from 59.5% to 53.1%`) without
+    /// naming the earlier year: any earlier year's value is plausible.
+    pub earlier: bool,
+    /// The sentence compares (differences in points between its subjects are plausible).
+    pub against: bool,
+    pub span: Option<(i32, i32)>,
 }
 
 #[derive(Clone, Debug)]
@@ -90,6 +124,7 @@ pub struct Claim {
     /// The sentence or table row, as written (for messages).
     pub context: String,
     pub target: Target,
+    pub plausible: Arc<Plausible>,
 }
 
 /// A name or undefined quantity found in a text.
@@ -295,6 +330,41 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
         merged.push(m);
     }
     merged.sort_by_key(|m| m.start);
+    // `OCF - NI`, `cash + STI`, `FCF less buybacks`: a combination with a word vouch does not
+    // know is a combination still.
+    for m in &mut merged {
+        if matches!(m.kind, MarkKind::Unknown(_)) {
+            continue;
+        }
+        let rest = &text[m.end..];
+        let t = rest.trim_start();
+        let (op, tail) = if let Some(r) = t.strip_prefix(['+', '−']) {
+            (true, r)
+        } else if let Some(r) = t.strip_prefix("- ").or_else(|| t.strip_prefix("– ")) {
+            (
+                rest.starts_with(' ') && r.trim_start().starts_with(|c: char| c.is_uppercase()),
+                r,
+            )
+        } else if let Some(r) = ["plus ", "less ", "minus "]
+            .iter()
+            .find_map(|w| t.strip_prefix(w))
+        {
+            (true, r)
+        } else {
+            (false, t)
+        };
+        if op && tail.trim_start().starts_with(|c: char| c.is_alphabetic()) {
+            let word_end = {
+                let tl = tail.trim_start();
+                let at = text.len() - tl.len();
+                at + tl
+                    .find(|c: char| !(c.is_alphanumeric() || c == '&' || c == '-'))
+                    .unwrap_or(tl.len())
+            };
+            m.kind = MarkKind::Unknown(text[m.start..word_end].to_string());
+            m.end = word_end;
+        }
+    }
     merged
 }
 
@@ -324,20 +394,184 @@ fn binds(text: &str) -> bool {
         })
 }
 
+/// Text between a name and a number that binds the number to that name alone, whatever else its
+/// clause names (`revenue of 1,498.3`, `FCF: 246.7`, `ROE FY2025 12.2%`, `revenue grew by
+/// 10.7%`): linking words and year labels, no other number and no clause punctuation.
+fn tight(text: &str) -> bool {
+    const VERBS: &[&str] = &[
+        "grew",
+        "rose",
+        "fell",
+        "increased",
+        "decreased",
+        "declined",
+        "expanded",
+        "contracted",
+        "dropped",
+        "improved",
+    ];
+    const LINKS: &[&str] = &[
+        "in", "of", "the", "for", "was", "were", "is", "are", "at", "to", "reached", "stood", "up",
+        "down", "million", "millions", "mn", "m", "usd", "fy",
+    ];
+    let ws = super::vocabulary::words(text);
+    let verb = ws.iter().any(|w| VERBS.contains(&w.lower.as_str()));
+    !text.contains([';', ',', '.', ')'])
+        && ws.iter().all(|w| {
+            let l = w.lower.as_str();
+            parse_year_label(l).is_some()
+                || LINKS.contains(&l)
+                || VERBS.contains(&l)
+                || (l == "by" && verb)
+        })
+}
+
+/// Nouns and verbs that make a percent of a money item a change (`grew 10.7%`, `10.7% growth`).
+const CHANGE_WORDS_PROSE: &[&str] = &[
+    "growth",
+    "grow",
+    "growing",
+    "yoy",
+    "increase",
+    "increases",
+    "decrease",
+    "decreases",
+    "decline",
+    "change",
+    "changed",
+    "higher",
+    "lower",
+    "rise",
+    "rising",
+    "fall",
+    "falling",
+    "gain",
+    "drop",
+    "jump",
+    "jumped",
+    "surged",
+    "slowed",
+    "accelerated",
+    "decelerated",
+    "faster",
+    "slower",
+    "outgrew",
+    "outpaced",
+    "growth",
+    "compounded",
+    "annual",
+];
+
+/// Nouns right after an item that make the phrase its change (`AR increase of 1,260`).
+const CHANGE_NOUNS: &[&str] = &[
+    "increase", "decrease", "change", "build", "release", "drawdown", "swing", "movement",
+    "growth", "decline", "rise", "fall", "drop", "jump", "gain", "loss", "step-up", "outflow",
+    "inflow",
+];
+
+/// The readings a sentence makes plausible (see [`Plausible`]): its subjects, the shares `X% of
+/// B` and margins its words allow, in its years (or the row's).
+#[allow(clippy::too_many_arguments)]
+fn plausible_of(
+    ctx: &Context,
+    text: Option<&str>,
+    cue_text: &str,
+    ms: &[Mark],
+    ys: &[YearMention],
+    default_years: &[i32],
+    earlier: bool,
+    against: bool,
+    span: Option<(i32, i32)>,
+) -> Plausible {
+    let mut subjects: Vec<Subject> = Vec::new();
+    let add = |s: Subject, subjects: &mut Vec<Subject>| {
+        if !subjects.contains(&s) {
+            subjects.push(s);
+        }
+    };
+    for m in ms {
+        match m.kind {
+            MarkKind::Known(e) if !matches!(e, Entity::Derived | Entity::AbsentColumn(_)) => {
+                add(Subject::One(e), &mut subjects)
+            }
+            MarkKind::Ratio(a, b) => {
+                add(Subject::Ratio(a, b), &mut subjects);
+                add(Subject::One(a), &mut subjects);
+                add(Subject::One(b), &mut subjects);
+            }
+            _ => {}
+        }
+    }
+    let moneys: Vec<Entity> = subjects
+        .iter()
+        .filter_map(|s| match s {
+            Subject::One(e) if money(ctx, *e) => Some(*e),
+            _ => None,
+        })
+        .collect();
+    // Shares: `X% of B`, `B's share`; margins: a money item over revenue.
+    let mut bases: Vec<Entity> = ms
+        .iter()
+        .filter_map(|m| match m.kind {
+            MarkKind::Known(b)
+                if money(ctx, b)
+                    && text
+                        .and_then(|t| t.get(..m.start))
+                        .is_some_and(|t| t.trim_end().to_ascii_lowercase().ends_with("of")) =>
+            {
+                Some(b)
+            }
+            _ => None,
+        })
+        .collect();
+    let lower = cue_text.to_ascii_lowercase();
+    if lower.contains("margin") || lower.contains("of revenue") || lower.contains("% of") {
+        bases.extend(revenue(ctx));
+    }
+    for &b in &bases {
+        for &a in &moneys {
+            if a != b {
+                add(Subject::Ratio(a, b), &mut subjects);
+            }
+        }
+    }
+    let mut years: Vec<i32> = dedup(ys.iter().map(|y| y.year));
+    for &y in default_years {
+        if !years.contains(&y) {
+            years.push(y);
+        }
+    }
+    Plausible {
+        subjects,
+        years,
+        earlier,
+        against,
+        span,
+    }
+}
+
 /// The year a number is written next to, if any: in parentheses or after `in` right after it
 /// (`31.5% (FY2018)`, `71.6% in FY2022`), else right before it (`FY2022 71.6%`). A year that
 /// starts or ends a span (`FY2021-FY2025`) is not one number's year.
-fn adjacent_year(
+fn adjacent_year<'a>(
     text: &str,
-    years: &[YearMention],
+    years: &'a [YearMention],
     ranged: &[(usize, usize)],
+    nums: &[NumberMention],
     n: &NumberMention,
-) -> Option<i32> {
+) -> Option<&'a YearMention> {
     let free = |y: &&YearMention| !ranged.iter().any(|&(s, e)| y.start >= s && y.end <= e);
+    // A year written right before another number is that number's (`(FY2021: 1.25x)`).
+    let owns_next = |y: &YearMention| {
+        nums.iter()
+            .find(|m| m.start >= y.end)
+            .is_some_and(|m| binds(&text[y.end..m.start]))
+    };
     let after = years
         .iter()
         .find(|y| y.start >= n.end)
         .filter(free)
+        .filter(|y| !owns_next(y))
         .filter(|y| {
             let gap = text[n.end..y.start].trim().to_ascii_lowercase();
             matches!(
@@ -346,7 +580,7 @@ fn adjacent_year(
             )
         });
     if let Some(y) = after {
-        return Some(y.year);
+        return Some(y);
     }
     years
         .iter()
@@ -354,7 +588,6 @@ fn adjacent_year(
         .find(|y| y.end <= n.start)
         .filter(free)
         .filter(|y| binds(&text[y.end..n.start]))
-        .map(|y| y.year)
 }
 
 /// Spans of years written as a range (`FY2021-FY2025`, `2021 to 2025`, `2021–25` counts as two
@@ -555,14 +788,26 @@ fn read_block(
         }
         let ms = marks(ctx, vocab, cues, text, ws);
         let context = block.text[s..e].to_string();
-        read_sentence(ctx, cues, text, ws, ys, &ms, &mut nums, &[], |n, target| {
-            out.push(Claim {
-                line: block.line_at(n.start),
-                number: n,
-                context: context.clone(),
-                target,
-            })
-        });
+        read_sentence(
+            ctx,
+            cues,
+            text,
+            ws,
+            ys,
+            &ms,
+            &mut nums,
+            &[],
+            &[],
+            |n, target, plausible| {
+                out.push(Claim {
+                    line: block.line_at(n.start),
+                    number: n,
+                    context: context.clone(),
+                    target,
+                    plausible: plausible.clone(),
+                })
+            },
+        );
     }
 }
 
@@ -601,7 +846,8 @@ fn read_sentence(
     ms: &[Mark],
     nums: &mut [NumberMention],
     default_years: &[i32],
-    mut emit: impl FnMut(NumberMention, Target),
+    row_subjects: &[Subject],
+    mut emit: impl FnMut(NumberMention, Target, &Arc<Plausible>),
 ) {
     let (s, e) = (
         ws.first()
@@ -633,12 +879,32 @@ fn read_sentence(
     let ranges = year_ranges(text, ys);
     let ranged: Vec<(usize, usize)> = ranges.iter().map(|r| (r.2, r.3)).collect();
     let sentence_years: Vec<i32> = dedup(ys.iter().map(|y| y.year));
+    let mut plausible = plausible_of(
+        ctx,
+        Some(&text[..e]),
+        &text[s..e],
+        ms,
+        ys,
+        default_years,
+        prior_sentence,
+        comparison_sentence,
+        ranges.first().map(|r| (r.0, r.1)),
+    );
+    // A table cell's row names what its sentence compares (`vs revenue growth +0.5 pp`).
+    for r in row_subjects {
+        if !plausible.subjects.contains(r) {
+            plausible.subjects.push(*r);
+        }
+    }
+    let plausible = Arc::new(plausible);
     let mut previous_subject: Option<Result<Subject, String>> = None;
-    let known_subjects: Vec<Subject> = ms.iter().filter_map(|m| subject_of(&m.kind).ok()).collect();
+    let mut known_subjects: Vec<Subject> =
+        ms.iter().filter_map(|m| subject_of(&m.kind).ok()).collect();
+    known_subjects.extend(row_subjects.iter().copied());
     // `X% of B`: the mark right after `of` (masked years and white space between allowed).
     let share_of = |end: usize, limit: usize| -> Option<Result<Option<MarkKind>, ()>> {
         let after = text.get(end..limit)?;
-        let t = after.trim_start();
+        let t = after.trim_start().trim_start_matches(')').trim_start();
         let rest = t.strip_prefix("of ").or_else(|| t.strip_prefix("of\n"))?;
         let at = limit - rest.len();
         let m = ms.iter().find(|m| m.start >= at);
@@ -650,8 +916,16 @@ fn read_sentence(
     for cl in &cls {
         let in_clause = |a: usize, b: usize| a >= cl.start && b <= cl.end;
         let cms: Vec<&Mark> = ms.iter().filter(|m| in_clause(m.start, m.end)).collect();
-        let cys: Vec<&YearMention> = ys.iter().filter(|y| in_clause(y.start, y.end)).collect();
-        let clause_years: Vec<i32> = dedup(cys.iter().map(|y| y.year));
+        let cys: Vec<YearMention> = ys
+            .iter()
+            .filter(|y| in_clause(y.start, y.end))
+            .cloned()
+            .collect();
+        let cnums: Vec<NumberMention> = nums
+            .iter()
+            .filter(|n| in_clause(n.start, n.end))
+            .cloned()
+            .collect();
         let mut clause_subject: Option<Result<Subject, String>> = None;
         for ni in 0..nums.len() {
             let n = nums[ni].clone();
@@ -659,11 +933,15 @@ fn read_sentence(
                 continue;
             }
             if n.unit == Unit::Unresolved {
-                emit(n, unresolved());
+                emit(n, unresolved(), &plausible);
                 continue;
             }
             if range_end[ni] {
-                emit(n, Target::Unverified("one end of a range of values".into()));
+                emit(
+                    n,
+                    Target::Unverified("one end of a range of values".into()),
+                    &plausible,
+                );
                 continue;
             }
             // The subject: the mark nearest before (marks in a parenthesis the number is not in
@@ -691,10 +969,11 @@ fn read_sentence(
                 if !named_inside && names_before.len() >= 2 {
                     emit(
                         n,
-                        Target::Unverified(
+                        Target::Ambiguous(
                             "in a parenthesis after several items, so which one it is of is not certain"
                                 .into(),
                         ),
+                        &plausible,
                     );
                     continue;
                 }
@@ -712,35 +991,78 @@ fn read_sentence(
             if joined {
                 emit(
                     n,
-                    Target::Unverified(
+                    Target::Ambiguous(
                         "after several items joined, so which one it is of is not certain".into(),
                     ),
+                    &plausible,
                 );
                 continue;
             }
-            let mut subject: Result<Subject, String> = match before {
-                Some(m) => subject_of(&m.kind),
-                None => match cms.iter().find(|m| m.start >= n.end) {
+            let before_tight = before.is_some_and(|m| tight(&text[m.end..n.start]));
+            // A name right after the number (`15.1% revenue growth`, `$4,756m of net income`)
+            // is its subject when the one before is not bound to it.
+            let after = cms.iter().find(|m| m.start >= n.end).filter(|m| {
+                let gap = &text[n.end..m.start];
+                gap.chars().all(|c| c.is_alphabetic() || c == ' ')
+                    && super::vocabulary::words(gap)
+                        .iter()
+                        .all(|w| matches!(w.lower.as_str(), "of" | "in"))
+            });
+            let forward = after.filter(|_| {
+                let share_follows = n.unit == Unit::Percent && share_of(n.end, cl.end).is_some();
+                !before_tight && !share_follows
+            });
+            let own_mark = forward.or(before).or(after);
+            let mut subject: Result<Subject, String> = match (forward, before) {
+                (Some(m), _) | (None, Some(m)) => subject_of(&m.kind),
+                (None, None) => match cms.iter().find(|m| m.start >= n.end) {
                     Some(m) if glue_only(&text[n.end..m.start]) => subject_of(&m.kind),
                     _ => match (&previous_subject, cl.comparison) {
                         (Some(p), true) => p.clone(),
-                        _ => Err("no item or metric is named before it in its clause".into()),
+                        _ => {
+                            emit(
+                                n,
+                                Target::Ambiguous(
+                                    "no item or metric is named before it in its clause".into(),
+                                ),
+                                &plausible,
+                            );
+                            continue;
+                        }
                     },
                 },
             };
+            let bound = forward.is_some() || before_tight;
             // `X% of B` (also for the first number of `from X% to Y% of B`): a share of B.
-            let share = share_of(n.end, cl.end).or_else(|| {
-                let next = nums.get(ni + 1)?;
-                let gap = text[n.end..next.start].trim().to_ascii_lowercase();
-                if matches!(gap.as_str(), "to" | "->" | "→" | "and") {
-                    share_of(next.end, cl.end)
-                } else {
-                    None
-                }
-            });
+            let share = (n.unit == Unit::Percent)
+                .then(|| {
+                    share_of(n.end, cl.end).or_else(|| {
+                        let next = nums.get(ni + 1)?;
+                        let gap = text[n.end..next.start].trim().to_ascii_lowercase();
+                        if matches!(gap.as_str(), "to" | "->" | "→" | "and") {
+                            share_of(next.end, cl.end)
+                        } else {
+                            None
+                        }
+                    })
+                })
+                .flatten();
+            let mut share_base: Option<Entity> = None;
             if let (Ok(Subject::One(a)), Some(sh)) = (&subject, share) {
                 subject = match sh {
+                    Ok(Some(MarkKind::Known(b))) if *a == b => {
+                        emit(
+                            n,
+                            Target::Ambiguous(
+                                "a share of the item its clause names, of something named elsewhere"
+                                    .into(),
+                            ),
+                            &plausible,
+                        );
+                        continue;
+                    }
                     Ok(Some(MarkKind::Known(b))) if money(ctx, *a) && money(ctx, b) => {
+                        share_base = Some(b);
                         Ok(Subject::Ratio(*a, b))
                     }
                     Ok(Some(MarkKind::Unknown(t))) => Err(format!(
@@ -752,12 +1074,14 @@ fn read_sentence(
             }
             // `12.5% margin` of a money item: its ratio to revenue.
             if let Ok(Subject::One(a)) = subject {
-                let after = text[n.end..cl.end].trim_start().to_ascii_lowercase();
+                let from = forward.map_or(n.end, |m| m.end);
+                let after = text[from..cl.end].trim_start().to_ascii_lowercase();
                 if money(ctx, a) && (after.starts_with("margin") || after.starts_with("of revenue"))
                 {
                     if let Some(rev) = revenue(ctx) {
                         if rev != a {
                             subject = Ok(Subject::Ratio(a, rev));
+                            share_base = Some(rev);
                         }
                     }
                 }
@@ -766,44 +1090,99 @@ fn read_sentence(
             let subject = match subject {
                 Ok(s) => s,
                 Err(why) => {
-                    emit(n, Target::Unverified(why));
+                    emit(n, Target::Unverified(why), &plausible);
                     continue;
                 }
             };
+            // Certain of the subject: the only item of its clause (asides apart), or bound to
+            // it, with no undefined quantity in the clause.
+            let own: Vec<Entity> = match subject {
+                Subject::One(a) => vec![a],
+                Subject::Ratio(a, b) => vec![a, b],
+            };
+            let others = cms.iter().filter(|m| !aside(m)).any(|m| match m.kind {
+                MarkKind::Known(x) => !own.contains(&x) && Some(x) != share_base,
+                MarkKind::Ratio(a, b) => Subject::Ratio(a, b) != subject,
+                MarkKind::Unknown(_) => false,
+            });
+            let unknown_near = cms
+                .iter()
+                .any(|m| matches!(m.kind, MarkKind::Unknown(_)) && !aside(m));
+            let mut certain =
+                !unknown_near && (bound || !others) && (own_mark.is_some() || cms.is_empty());
+            // A percent of a money item can only be its change; with no word of change in its
+            // clause (`capex was 260 (5.8%)`) it may be a share of something unnamed.
+            let clause_words = &ws[ws.partition_point(|w| w.start < cl.start)
+                ..ws.partition_point(|w| w.end <= cl.end)];
+            let changey = clause_words
+                .iter()
+                .any(|w| CHANGE_WORDS_PROSE.contains(&w.lower.as_str()))
+                || cues.change.any(clause_words)
+                || n.printed.raw.starts_with(['+', '-', '−']);
+            if let Subject::One(a) = subject {
+                if money(ctx, a) && n.unit == Unit::Percent && !changey {
+                    certain = false;
+                }
+            }
+            // `AR increase of 1,260 equals 22.4% of OCF`: a share of a change.
+            if let (Some(_), Some(m)) = (share_base, own_mark) {
+                let next = super::vocabulary::words(&text[m.end..cl.end.max(m.end)]);
+                if next
+                    .first()
+                    .is_some_and(|w| CHANGE_NOUNS.contains(&w.lower.as_str()))
+                {
+                    certain = false;
+                }
+            }
             // The years.
-            let local: Vec<YearMention> = cys.iter().map(|y| (*y).clone()).collect();
-            let adjacent = adjacent_year(text, &local, &ranged, &n);
+            let adjacent = adjacent_year(text, &cys, &ranged, &cnums, &n);
+            // A clause year written right before another number is that number's.
+            let free_years: Vec<i32> = dedup(
+                cys.iter()
+                    .filter(|y| {
+                        !cnums.iter().any(|m| {
+                            m.start != n.start
+                                && adjacent_year(text, &cys, &ranged, &cnums, m)
+                                    .is_some_and(|a| a.start == y.start)
+                        })
+                    })
+                    .map(|y| y.year),
+            );
             let clause_range = ranges.iter().find(|r| r.2 >= cl.start && r.3 <= cl.end);
-            let mut certain = true;
             let mut span = None;
+            let mut own_years = true;
             let years: Vec<i32> = if let Some(y) = adjacent {
-                vec![y]
-            } else if clause_range.is_some() || (clause_years.is_empty() && !ranges.is_empty()) {
+                vec![y.year]
+            } else if clause_range.is_some() || (cys.is_empty() && !ranges.is_empty()) {
                 let r = clause_range.or(ranges.first()).expect("a range");
                 if prior_sentence || change_sentence {
                     // `from X to Y (FY2021-FY2025)`: the two ends; `expanded by 225 bps between
                     // FY21 and FY25`: the change over the span.
-                    certain = clause_range.is_some();
+                    certain &= clause_range.is_some();
+                    own_years = clause_range.is_some();
                     span = Some((r.0, r.1));
                     vec![r.0, r.1]
                 } else {
                     emit(
                         n,
                         Target::Unverified("a figure over a span of years".into()),
+                        &plausible,
                     );
                     continue;
                 }
-            } else if !clause_years.is_empty() {
-                clause_years.clone()
+            } else if !free_years.is_empty() {
+                free_years
             } else if !sentence_years.is_empty() {
                 certain = false;
+                own_years = false;
                 sentence_years.clone()
             } else if !default_years.is_empty() {
                 default_years.to_vec()
             } else {
                 emit(
                     n,
-                    Target::Unverified("no year is named in its sentence".into()),
+                    Target::Ambiguous("no year is named in its sentence".into()),
+                    &plausible,
                 );
                 continue;
             };
@@ -824,7 +1203,9 @@ fn read_sentence(
                         ..Default::default()
                     },
                     certain,
+                    own_years,
                 },
+                &plausible,
             );
         }
         if let Some(cs) = clause_subject {
@@ -874,14 +1255,36 @@ enum Column {
     Unknown(String),
 }
 
-fn header_words(h: &str) -> Vec<String> {
+/// The words of a header outside the names it holds (`growth` in `Receivables growth` is part of
+/// the metric's name, not a change column).
+fn header_words(h: &str, marks: &[Mark]) -> Vec<String> {
     super::vocabulary::words(h)
         .into_iter()
+        .filter(|w| {
+            !marks.iter().any(|m| {
+                !matches!(m.kind, MarkKind::Unknown(_)) && m.start <= w.start && w.end <= m.end
+            })
+        })
         .map(|w| w.lower)
         .collect()
 }
 
-fn classify(ctx: &Context, vocab: &Vocabulary, cues: &Cues, header: &str, body: &[&str]) -> Column {
+const PRIOR_WORDS: &[&str] = &[
+    "prior", "previous", "from", "prev", "start", "opening", "before", "base",
+];
+const CHANGE_WORDS: &[&str] = &[
+    "change", "chg", "δ", "delta", "yoy", "growth", "move", "movement", "diff", "pct", "var",
+    "variance",
+];
+const CURRENT_WORDS: &[&str] = &[
+    "current", "latest", "to", "value", "amount", "end", "closing", "after", "now", "this",
+];
+/// Words of a header that say nothing about what its numbers are (units, scale, glue).
+const PLAIN_WORDS: &[&str] = &[
+    "m", "mn", "million", "millions", "usd", "x", "in", "of", "the", "fy", "bn", "percent",
+];
+
+fn classify(ctx: &Context, cues: &Cues, header: &str, hms: &[Mark], body: &[&str]) -> Column {
     if let Some(y) = parse_year_label(header) {
         return Column::InYear(y);
     }
@@ -897,36 +1300,29 @@ fn classify(ctx: &Context, vocab: &Vocabulary, cues: &Cues, header: &str, body: 
     if years_in_body > 0 && years_in_body == body.iter().filter(|c| !c.trim().is_empty()).count() {
         return Column::Year;
     }
-    let hw = header_words(header);
+    let hw = header_words(header, hms);
     let has = |w: &[&str]| hw.iter().any(|x| w.contains(&x.as_str()));
-    let ws = super::vocabulary::words(header);
+    let _ = cues;
     if has(&[
         "vs", "versus", "against", "gap", "minus", "spread", "excess", "relative",
     ]) {
-        let ms = marks(ctx, vocab, cues, header, &ws);
-        let subs: Vec<Subject> = ms.iter().filter_map(|m| subject_of(&m.kind).ok()).collect();
+        let subs: Vec<Subject> = hms
+            .iter()
+            .filter_map(|m| subject_of(&m.kind).ok())
+            .collect();
         return if subs.is_empty() {
             Column::Unknown(header.to_string())
         } else {
             Column::Against(subs)
         };
     }
-    if has(&[
-        "prior", "previous", "from", "prev", "start", "opening", "before", "base",
-    ]) {
+    if has(PRIOR_WORDS) {
         return Column::Prior;
     }
-    if has(&[
-        "change", "chg", "δ", "delta", "yoy", "growth", "move", "movement", "diff", "pct", "var",
-        "variance",
-    ]) || header.contains('Δ')
-        || header.trim() == "%"
-    {
+    if has(CHANGE_WORDS) || header.contains('Δ') || header.trim() == "%" {
         return Column::Change;
     }
-    if has(&[
-        "current", "latest", "to", "value", "amount", "end", "closing", "after", "now", "this",
-    ]) {
+    if has(CURRENT_WORDS) {
         return Column::Current;
     }
     if has(&[
@@ -936,6 +1332,25 @@ fn classify(ctx: &Context, vocab: &Vocabulary, cues: &Cues, header: &str, body: 
         return Column::Label;
     }
     Column::Unknown(header.to_string())
+}
+
+/// A header says exactly what its column holds: beyond its one name, only words of a column
+/// role, descriptors and units (`Cash + STI`, `SBC % rev` say more than their name).
+fn header_exact(cues: &Cues, header: &str, hms: &[Mark]) -> bool {
+    let known = hms
+        .iter()
+        .filter(|m| !matches!(m.kind, MarkKind::Unknown(_)))
+        .count();
+    known == 1
+        && hms.len() == 1
+        && !header.contains(['+', '%', '/', '&', '*', '-', '−'])
+        && header_words(header, hms).iter().all(|w| {
+            PRIOR_WORDS.contains(&w.as_str())
+                || CHANGE_WORDS.contains(&w.as_str())
+                || CURRENT_WORDS.contains(&w.as_str())
+                || PLAIN_WORDS.contains(&w.as_str())
+                || cues.descriptors.contains(w)
+        })
 }
 
 /// A table outside the KPI section. Years as columns (or as the first column's rows): each cell is
@@ -954,17 +1369,6 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                 .collect()
         })
         .collect();
-    let cols: Vec<Column> = header
-        .cells
-        .iter()
-        .enumerate()
-        .map(|(j, h)| classify(ctx, vocab, cues, &h.text, &body[j]))
-        .collect();
-    let year_cols = cols
-        .iter()
-        .filter(|c| matches!(c, Column::InYear(_)))
-        .count();
-    let years_as_rows = cols.first() == Some(&Column::Year) && year_cols == 0;
     // The names each header holds, read once per column.
     let header_marks: Vec<Vec<Mark>> = header
         .cells
@@ -974,6 +1378,27 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
             marks(ctx, vocab, cues, &h.text, &hws)
         })
         .collect();
+    let cols: Vec<Column> = header
+        .cells
+        .iter()
+        .enumerate()
+        .map(|(j, h)| classify(ctx, cues, &h.text, &header_marks[j], &body[j]))
+        .collect();
+    let exact: Vec<bool> = header
+        .cells
+        .iter()
+        .enumerate()
+        .map(|(j, h)| header_exact(cues, &h.text, &header_marks[j]))
+        .collect();
+    let year_cols: Vec<i32> = cols
+        .iter()
+        .filter_map(|c| match c {
+            Column::InYear(y) => Some(*y),
+            _ => None,
+        })
+        .collect();
+    let years_as_rows = cols.first() == Some(&Column::Year) && year_cols.is_empty();
+    let all_header_marks: Vec<Mark> = header_marks.iter().flatten().cloned().collect();
     for row in &table.rows[1..] {
         let context = row
             .cells
@@ -989,12 +1414,13 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
             .and_then(|(_, cell)| parse_year_label(&cell.text));
         // The row's subject: from its label cells (or, years as rows, none: the header names it).
         let mut label_subjects: Vec<Result<Subject, String>> = Vec::new();
+        let mut label_marks: Vec<Mark> = Vec::new();
         for (j, cell) in row.cells.iter().enumerate() {
             let col = cols
                 .get(j)
                 .cloned()
                 .unwrap_or(Column::Unknown(String::new()));
-            let first_label = j == 0 && year_cols > 0;
+            let first_label = j == 0 && !year_cols.is_empty();
             if !(first_label
                 || col == Column::Label
                 || matches!(col, Column::Unknown(_)) && !has_number(&cell.text))
@@ -1005,9 +1431,37 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
             let ms = marks(ctx, vocab, cues, &cell.text, &ws);
             for m in ms {
                 label_subjects.push(subject_of(&m.kind));
+                label_marks.push(m);
             }
         }
+        // What the row makes plausible: the names of its header and labels, in its years.
+        let row_plausible = {
+            let mut ms = all_header_marks.clone();
+            ms.extend(label_marks.iter().cloned());
+            let years: Vec<i32> = row_year
+                .into_iter()
+                .chain(year_cols.iter().copied())
+                .collect();
+            let headers: String = header
+                .cells
+                .iter()
+                .map(|h| h.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" | ");
+            Arc::new(plausible_of(
+                ctx,
+                None,
+                &headers,
+                &ms,
+                &[],
+                &years,
+                false,
+                cols.iter().any(|c| matches!(c, Column::Against(_))),
+                None,
+            ))
+        };
         let distinct: Vec<Result<Subject, String>> = dedup(label_subjects.into_iter());
+        let row_subjects: Vec<Subject> = distinct.iter().filter_map(|s| s.clone().ok()).collect();
         let row_subject: Result<Subject, String> =
             match distinct.iter().filter(|s| s.is_ok()).count() {
                 1 if distinct.len() == 1 => distinct[0].clone(),
@@ -1020,7 +1474,7 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                 .get(j)
                 .cloned()
                 .unwrap_or(Column::Unknown(String::new()));
-            if matches!(col, Column::Year | Column::Label) || (j == 0 && year_cols > 0) {
+            if matches!(col, Column::Year | Column::Label) || (j == 0 && !year_cols.is_empty()) {
                 continue;
             }
             let mut nums = numbers(&cell.text);
@@ -1028,12 +1482,13 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                 continue;
             }
             let line = cell.line;
-            let mut emit = |n: NumberMention, target: Target| {
+            let mut emit = |n: NumberMention, target: Target, plausible: &Arc<Plausible>| {
                 out.push(Claim {
                     line,
                     number: n,
                     context: context.clone(),
                     target,
+                    plausible: plausible.clone(),
                 })
             };
             let ws = super::vocabulary::words(&cell.text);
@@ -1059,26 +1514,39 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                         &ms,
                         &mut nums,
                         &default,
+                        &row_subjects,
                         &mut emit,
                     );
                 }
                 continue;
             }
+            let hms = header_marks.get(j).map_or(&[][..], Vec::as_slice);
             for n in nums {
                 if skipped(ctx, &n) {
                     continue;
                 }
                 if n.unit == Unit::Unresolved {
-                    emit(n, unresolved());
+                    emit(n, unresolved(), &row_plausible);
                     continue;
                 }
+                let mut certain = true;
                 let (subject, year) = if years_as_rows {
                     // Years as rows: the header names the subject.
-                    let s = match header_marks.get(j).map_or(&[][..], Vec::as_slice) {
+                    let s = match hms {
                         [m] => subject_of(&m.kind),
                         [] => Err("its column names no item or metric".into()),
-                        _ => Err("its column names several items or metrics".into()),
+                        _ => {
+                            emit(
+                                n,
+                                Target::Ambiguous(
+                                    "its column names several items or metrics".into(),
+                                ),
+                                &row_plausible,
+                            );
+                            continue;
+                        }
                     };
+                    certain = exact[j];
                     (s, row_year)
                 } else {
                     let y = match col {
@@ -1089,15 +1557,20 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                 };
                 let subject = match subject {
                     Ok(s) => s,
+                    Err(why) if why.contains("several") => {
+                        emit(n, Target::Ambiguous(why), &row_plausible);
+                        continue;
+                    }
                     Err(why) => {
-                        emit(n, Target::Unverified(why));
+                        emit(n, Target::Unverified(why), &row_plausible);
                         continue;
                     }
                 };
                 let Some(year) = year else {
                     emit(
                         n,
-                        Target::Unverified("its row and column name no year".into()),
+                        Target::Ambiguous("its row and column name no year".into()),
+                        &row_plausible,
                     );
                     continue;
                 };
@@ -1112,18 +1585,19 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                             emit(
                                 n,
                                 Target::Unverified("a difference from its own subject".into()),
+                                &row_plausible,
                             );
                             continue;
                         }
                         roles.only = Only::Change;
                     }
                     Column::Unknown(h) if !years_as_rows => {
-                        let hms = header_marks.get(j).map_or(&[][..], Vec::as_slice);
                         if let Some(m) = hms.iter().find(|m| matches!(m.kind, MarkKind::Unknown(_)))
                         {
                             emit(
                                 n,
                                 Target::Unverified(subject_of(&m.kind).err().unwrap_or_default()),
+                                &row_plausible,
                             );
                             continue;
                         }
@@ -1134,9 +1608,12 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                                     "its column `{}` says nothing vouch reads",
                                     h.trim()
                                 )),
+                                &row_plausible,
                             );
                             continue;
                         }
+                        // A header naming an item over a row naming another: not certain.
+                        certain = hms.is_empty();
                     }
                     _ => {}
                 }
@@ -1146,8 +1623,10 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                         subject,
                         years: vec![year],
                         roles,
-                        certain: true,
+                        certain,
+                        own_years: true,
                     },
+                    &row_plausible,
                 );
             }
         }

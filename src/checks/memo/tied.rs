@@ -297,6 +297,14 @@ fn candidates(
                                 &d / xa.abs(),
                             );
                         }
+                        if let Some(r) = compound_rate(xa, xb, tb.abs_diff(ta)) {
+                            push_signed(
+                                &mut out,
+                                format!("compound annual growth {a}–{b}{variant}"),
+                                Kind::Relative,
+                                r,
+                            );
+                        }
                     }
                 }
             }
@@ -323,6 +331,23 @@ fn candidates(
         }
     }
     out
+}
+
+/// The compound annual growth rate from `a` to `b` over `years` years, `(b/a)^(1/years) − 1`:
+/// defined when both are positive. Irrational in general, so computed in floating point and
+/// kept to 12 decimal places (far finer than any printed rate).
+fn compound_rate(a: &Num, b: &Num, years: usize) -> Option<Num> {
+    use num_traits::ToPrimitive;
+    if years < 2 || !a.is_positive() || !b.is_positive() {
+        return None;
+    }
+    let q = b / a;
+    let f = q.numer().to_f64()? / q.denom().to_f64()?;
+    let r = f.powf(1.0 / years as f64) - 1.0;
+    let scaled = (r * 1e12).round();
+    scaled
+        .is_finite()
+        .then(|| Num::ratio(scaled as i128, 1_000_000_000_000))
 }
 
 /// The scales under which a printed unit may stand for a candidate of a subject's nature; empty
@@ -365,20 +390,35 @@ pub fn check(
     for c in claims {
         let outcome = match &c.target {
             Target::Unverified(why) => Outcome::Unverified(why.clone()),
+            Target::Ambiguous(why) => {
+                if plausibly(ctx, truth, metrics, c, &mut cache) {
+                    Outcome::Verified
+                } else {
+                    Outcome::Unverified(why.clone())
+                }
+            }
             Target::Tied {
                 subject,
                 years,
                 roles,
                 certain,
+                own_years,
             } => {
                 let mut found = Vec::new();
                 let o = judge_claim(
                     ctx, truth, metrics, c, *subject, years, roles, &mut cache, &mut found,
                 );
+                let out_of_range =
+                    *own_years && found.iter().any(|f| f.id == "memo.number_out_of_range");
                 match o {
-                    // Years borrowed from another clause: a mismatch is not certain.
-                    Outcome::Contradicted if !certain => Outcome::Unverified(
-                        "it matches nothing in the year named in another clause of its sentence"
+                    Outcome::Verified if found.is_empty() => Outcome::Verified,
+                    _ if !out_of_range && plausibly(ctx, truth, metrics, c, &mut cache) => {
+                        Outcome::Verified
+                    }
+                    Outcome::Contradicted if !certain && !out_of_range => Outcome::Unverified(
+                        "it matches none of the readings its sentence allows, but which item or \
+                         year it is of is not certain (other items or an undefined quantity in \
+                         its clause, or a year named elsewhere)"
                             .into(),
                     ),
                     o => {
@@ -407,6 +447,55 @@ pub fn check(
             }
         }
     }
+}
+
+/// Whether one of the readings the claim's sentence makes plausible matches it exactly.
+fn plausibly(
+    ctx: &Context,
+    truth: &Truth,
+    metrics: &MetricsReading,
+    c: &Claim,
+    cache: &mut Cache,
+) -> bool {
+    let p = &c.plausible;
+    let mut years = p.years.clone();
+    if p.earlier {
+        let last = years.iter().copied().max().unwrap_or(i32::MAX);
+        for &y in &truth.years {
+            if y <= last && !years.contains(&y) {
+                years.push(y);
+            }
+        }
+    }
+    years.retain(|&y| truth.year_index(y).is_some());
+    if years.is_empty() {
+        return false;
+    }
+    p.subjects.iter().any(|s| {
+        let roles = Roles {
+            prior: true,
+            only: Only::Any,
+            against: if p.against {
+                p.subjects.iter().copied().filter(|o| o != s).collect()
+            } else {
+                Vec::new()
+            },
+            span: p.span,
+        };
+        let mut scratch = Vec::new();
+        let o = judge_claim(
+            ctx,
+            truth,
+            metrics,
+            c,
+            *s,
+            &years,
+            &roles,
+            cache,
+            &mut scratch,
+        );
+        matches!(o, Outcome::Verified) && scratch.is_empty()
+    })
 }
 
 type CacheKey = (

@@ -101,7 +101,11 @@ impl Vocabulary {
             let entity = stmts
                 .item_index(c)
                 .map_or(Entity::AbsentColumn(c), Entity::Item);
-            for n in std::iter::once(&col.name).chain(col.aliases.iter()) {
+            let prose = spec.memo.names.get(&col.name).into_iter().flatten();
+            for n in std::iter::once(&col.name)
+                .chain(col.aliases.iter())
+                .chain(prose)
+            {
                 names.push((n.clone(), entity));
             }
         }
