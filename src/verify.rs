@@ -3,6 +3,7 @@
 use crate::bundle::Bundle;
 use crate::checks::{self, Context};
 use crate::recompute::Truth;
+use crate::report::Coverage;
 use crate::report::{Family, Finding, Report, Status};
 use crate::source::Statements;
 use crate::spec::Spec;
@@ -50,17 +51,19 @@ pub fn verify_with(
 ) -> Report {
     let (ctx, source) = context(spec, stmts, truth, bundle);
     let mut svg = Vec::new();
+    let mut svg_coverage = Coverage::default();
     let mut script = Vec::new();
     let mut parts = None;
     rayon::in_place_scope(|s| {
         s.spawn(|_| {
-            checks::svg::check(&ctx, &mut svg);
+            svg_coverage = checks::svg::check(&ctx, &mut svg);
             checks::script::check(&ctx, &mut script);
         });
         parts = Some(Parts::check(&ctx, source, false));
     });
     let mut parts = parts.expect("the scope ran");
     parts.svg = svg;
+    parts.svg_coverage = svg_coverage;
     parts.finish(spec, stmts, bundle, script)
 }
 
@@ -121,7 +124,9 @@ struct Parts {
     /// Metrics, movements, memo and consistency findings.
     later: Vec<Finding>,
     checked: Vec<Family>,
-    coverage: Vec<(String, crate::report::Coverage)>,
+    coverage: Vec<(String, Coverage)>,
+    /// The chart's plotted values (counted when it was checked and a panel was read).
+    svg_coverage: Coverage,
 }
 
 impl Parts {
@@ -138,8 +143,9 @@ impl Parts {
         ];
         let manifest = checks::manifest::check(ctx, &mut head);
         let mut svg = Vec::new();
+        let mut svg_coverage = Coverage::default();
         if with_svg {
-            checks::svg::check(ctx, &mut svg);
+            svg_coverage = checks::svg::check(ctx, &mut svg);
         }
         let mut later = Vec::new();
         let mut coverage = Vec::new();
@@ -162,6 +168,7 @@ impl Parts {
             later,
             checked,
             coverage,
+            svg_coverage,
         }
     }
 
@@ -177,8 +184,12 @@ impl Parts {
             svg,
             later,
             mut checked,
-            coverage,
+            mut coverage,
+            svg_coverage,
         } = self;
+        if svg_coverage.total() > 0 && checked.contains(&Family::Metrics) {
+            coverage.push((spec.artifacts.chart.clone(), svg_coverage));
+        }
         head.extend(svg);
         head.extend(script);
         head.extend(later);

@@ -226,8 +226,9 @@ pub struct MemoSpec {
     pub difference_cues: Vec<String>,
     /// §9: verbs of change that make the change over a span of years admissible.
     pub change_cues: Vec<String>,
-    /// Names prose uses for a source column beyond its header aliases (`OCF`, `cash from
-    /// operations`): read in the memo only, never as source headers. Keyed by column name.
+    /// Names prose uses for a source column or a metric beyond its header aliases and synonyms
+    /// (`OCF`, `op. margin`): read in the memo (and chart titles) only, never as headers. Keyed
+    /// by column name or metric id.
     #[serde(default)]
     pub names: std::collections::BTreeMap<String, Vec<String>>,
     pub evidence: Vec<EvidenceTopic>,
@@ -587,14 +588,13 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
         });
     }
     check_metric_cycles(&metrics)?;
-    if let Some(k) = raw
-        .memo
-        .names
-        .keys()
-        .find(|k| !columns.iter().any(|c| &c.name == *k))
+    if let Some(k) =
+        raw.memo.names.keys().find(|k| {
+            !columns.iter().any(|c| &c.name == *k) && !metrics.iter().any(|m| &m.id == *k)
+        })
     {
         return Err(invalid(format!(
-            "[memo] names: `{k}` is not a source column"
+            "[memo] names: `{k}` is neither a source column nor a metric"
         )));
     }
 

@@ -2,8 +2,8 @@
 //! sandbox, each with the hand judgement of what vouch reports (`adjudication.toml`, rules in
 //! docs/accuracy.md). The corpus is a ratchet: vouch's verdict is the recorded one, every real
 //! defect is caught, and no failing finding or warning appears that is not judged (a false alarm
-//! may only disappear). Single-defect mutants of every bundle that vouch accepts must be rejected
-//! with a failing finding in the family the defect belongs to.
+//! may only disappear). Single-defect mutants of every bundle must gain a failing finding in the
+//! family the defect belongs to (or `consistency`) that the bundle did not have.
 
 use crate::support::*;
 use std::collections::BTreeMap;
@@ -172,7 +172,76 @@ fn scaled(cell: &str) -> Option<String> {
     Some(format!("{:.*}{suffix}", decimals, v * 1.3))
 }
 
-fn mutants(files: &[(String, Vec<u8>)]) -> Vec<Mutant> {
+/// Figures of a prose line: numbers with a decimal point (`10.7%`, `$1,498.3m`, `1.64x`).
+fn prose_figures(line: &str) -> Vec<(usize, usize)> {
+    let b = line.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit()
+            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'.'))
+        {
+            let s = i;
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == b',' || b[i] == b'.') {
+                i += 1;
+            }
+            let mut e = i;
+            while e > s && matches!(b[e - 1], b',' | b'.') {
+                e -= 1;
+            }
+            let body = &line[s..e];
+            let alpha_after = b
+                .get(e)
+                .is_some_and(|c| c.is_ascii_alphabetic() && *c != b'x' && *c != b'm');
+            if body.contains('.') && !alpha_after && body.split('.').count() == 2 {
+                out.push((s, e));
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The memo's prose figures that vouch traced in the unmutated bundle (not listed unverified),
+/// outside tables, headings and the KPI section: `(line number, start, end)`.
+fn traced_figures(memo: &str, base: &vouch::report::Report) -> Vec<(usize, usize, usize)> {
+    let unverified: Vec<(usize, &str)> = base
+        .findings
+        .iter()
+        .filter(|f| f.id == "memo.unverified_number")
+        .filter_map(|f| Some((f.location.line?, f.message.as_str())))
+        .collect();
+    let mut out = Vec::new();
+    let mut in_kpi = false;
+    for (i, line) in memo.lines().enumerate() {
+        let n = i + 1;
+        let t = line.trim_start();
+        if t.starts_with('#') {
+            in_kpi = t.to_lowercase().contains("kpi");
+            continue;
+        }
+        if in_kpi || t.starts_with('|') || t.is_empty() {
+            continue;
+        }
+        for (s, e) in prose_figures(line) {
+            let raw = &line[s..e];
+            // A year-like figure is not one; an unverified one cannot be caught.
+            if raw.len() == 4 && !raw.contains('.') {
+                continue;
+            }
+            let listed = unverified
+                .iter()
+                .any(|(l, m)| *l == n && m.contains(&format!("`{raw}")));
+            if !listed {
+                out.push((n, s, e));
+            }
+        }
+    }
+    out
+}
+
+fn mutants(files: &[(String, Vec<u8>)], base: &vouch::report::Report, source: &str) -> Vec<Mutant> {
     let mut out = Vec::new();
     let put = |name: &str, text: String| with_file(files.to_vec(), name, text.into_bytes());
     // The last row of the metrics file: its first numeric metric cell, wrong, then blank.
@@ -203,7 +272,8 @@ fn mutants(files: &[(String, Vec<u8>)]) -> Vec<Mutant> {
             }
         }
     }
-    // A dropped flag: the first data row of the movements file.
+    // A dropped flag: the first data row of the movements file; a spurious one: that row again
+    // in the source's first year (no prior year, so nothing can move).
     let movements = text_of(files, "unusual_movements.csv");
     let ml: Vec<&str> = movements.lines().collect();
     if ml.len() > 2 {
@@ -214,6 +284,38 @@ fn mutants(files: &[(String, Vec<u8>)]) -> Vec<Mutant> {
             family: "movements",
             files: put("unusual_movements.csv", kept.join("\n") + "\n"),
         });
+        let first_year = source
+            .lines()
+            .nth(1)
+            .and_then(|l| l.split(',').next())
+            .unwrap_or("")
+            .trim_matches('"')
+            .to_string();
+        let header: Vec<&str> = ml[0].split(',').collect();
+        let row: Vec<&str> = ml[1].split(',').collect();
+        if let Some(y) = header.iter().position(|h| {
+            let h = h.trim().trim_matches('"').to_ascii_lowercase();
+            h == "year" || h == "fiscal_year" || h == "fy"
+        }) {
+            if y < row.len() && !first_year.is_empty() {
+                let old = row[y].trim().trim_matches('"');
+                let new_year = if old.to_ascii_uppercase().starts_with("FY") {
+                    format!("FY{first_year}")
+                } else {
+                    first_year.clone()
+                };
+                let mut r2 = row.clone();
+                r2[y] = &new_year;
+                let mut ls = ml.clone();
+                let joined = r2.join(",");
+                ls.push(&joined);
+                out.push(Mutant {
+                    what: "a spurious flag",
+                    family: "movements",
+                    files: put("unusual_movements.csv", ls.join("\n") + "\n"),
+                });
+            }
+        }
     }
     // A wrong manifest claim: one more row than the source has.
     let manifest = text_of(files, "analysis_run.json");
@@ -238,6 +340,29 @@ fn mutants(files: &[(String, Vec<u8>)]) -> Vec<Mutant> {
             what: "a renamed section",
             family: "memo",
             files: put("investment_analysis.md", memo.replacen(line, &renamed, 1)),
+        });
+    }
+    // A wrong figure in a memo sentence: three traced prose figures (first, middle, last).
+    let traced = traced_figures(&memo, base);
+    let picks: Vec<usize> = if traced.len() >= 3 {
+        vec![0, traced.len() / 2, traced.len() - 1]
+    } else {
+        (0..traced.len()).collect()
+    };
+    let memo_lines: Vec<&str> = memo.lines().collect();
+    for k in picks {
+        let (n, s, e) = traced[k];
+        let line = memo_lines[n - 1];
+        let Some(new) = scaled(&line[s..e]) else {
+            continue;
+        };
+        let changed = format!("{}{}{}", &line[..s], new, &line[e..]);
+        let mut ls = memo_lines.clone();
+        ls[n - 1] = &changed;
+        out.push(Mutant {
+            what: "a wrong figure in a memo sentence",
+            family: "memo",
+            files: put("investment_analysis.md", ls.join("\n") + "\n"),
         });
     }
     // A wrong KPI cell: the second cell of the first KPI-table row after the header.
@@ -276,24 +401,138 @@ fn mutants(files: &[(String, Vec<u8>)]) -> Vec<Mutant> {
             break;
         }
     }
+    let svg = text_of(files, "financial_trends.svg");
+    // A wrong chart year label: the last year label names the year after the source's last.
+    let years: Vec<i32> = source
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').next()?.trim_matches('"').trim().parse().ok())
+        .collect();
+    if let Some(&last) = years.iter().max() {
+        for label in [format!(">FY{last}<"), format!(">{last}<")] {
+            if let Some(at) = svg.rfind(&label) {
+                let wrong = label.replace(&last.to_string(), &(last + 1).to_string());
+                let mut t = svg.clone();
+                t.replace_range(at..at + label.len(), &wrong);
+                out.push(Mutant {
+                    what: "a wrong chart year label",
+                    family: "svg",
+                    files: put("financial_trends.svg", t),
+                });
+                break;
+            }
+        }
+    }
+    // A chart bar or point moved 30 %: one mark of a panel whose series vouch verified.
+    if let Some(t) = moved_mark(&svg, base) {
+        out.push(Mutant {
+            what: "a chart bar or point moved 30 %",
+            family: "svg",
+            files: put("financial_trends.svg", t),
+        });
+    }
     out
 }
 
+/// The chart with one mark of a pinned, verified panel moved: a bar 30 % taller from its
+/// baseline, or a point 30 % of its series' plotted range higher. `None` when no panel is pinned.
+fn moved_mark(svg: &str, base: &vouch::report::Report) -> Option<String> {
+    use vouch::checks::svg::{fidelity, panels, parse, scene};
+    let _ = base;
+    let doc = parse::parse(svg).ok()?;
+    let canvas = scene::canvas(doc.root()).ok()?;
+    let sc = scene::build(&doc, &canvas, 16.0, 0.6);
+    let roles = panels::roles(&sc, 0.5);
+    let found = panels::detect(&sc, &roles, 0.5);
+    let spec = spec();
+    let _ = &spec;
+    for p in &found.panels {
+        let readings = fidelity::read_all(&sc, &roles, p, 0.5);
+        let [r] = &readings[..] else { continue };
+        if r.marks.len() < 3 {
+            continue;
+        }
+        // The mark in the middle of the series, on its own line of the file.
+        let (_, _, line) = r.marks[r.marks.len() / 2];
+        let lines: Vec<&str> = svg.lines().collect();
+        let text = lines.get(line.checked_sub(1)?)?;
+        if r.marks.iter().filter(|m| m.2 == line).count() != 1 {
+            continue;
+        }
+        let moved = match r.kind {
+            fidelity::SeriesKind::Bars => grow_rect(text, r.baseline?)?,
+            _ => continue,
+        };
+        let mut ls = lines.clone();
+        ls[line - 1] = &moved;
+        return Some(ls.join("\n") + "\n");
+    }
+    None
+}
+
+/// A `<rect>` 30 % taller, its edge on the baseline kept (vertical bars in plain user units).
+fn grow_rect(text: &str, _baseline: f64) -> Option<String> {
+    if !text.contains("<rect") || text.contains("transform") {
+        return None;
+    }
+    let attr = |name: &str| -> Option<(usize, usize, f64)> {
+        let key = format!(" {name}=\"");
+        let s = text.find(&key)? + key.len();
+        let e = s + text[s..].find('"')?;
+        Some((s, e, text[s..e].trim().parse().ok()?))
+    };
+    let (ys, ye, y) = attr("y")?;
+    let (hs, he, h) = attr("height")?;
+    if h <= 1.0 {
+        return None;
+    }
+    // Bars grow up from the baseline in a y-down canvas: the top moves up by 0.3 h.
+    let mut t = text.to_string();
+    let (first, second) = if ys < hs {
+        (
+            (hs, he, format!("{:.2}", h * 1.3)),
+            (ys, ye, format!("{:.2}", y - 0.3 * h)),
+        )
+    } else {
+        (
+            (ys, ye, format!("{:.2}", y - 0.3 * h)),
+            (hs, he, format!("{:.2}", h * 1.3)),
+        )
+    };
+    // Replace the later attribute first so the earlier offsets stay valid.
+    t.replace_range(first.0..first.1, &first.2);
+    t.replace_range(second.0..second.1, &second.2);
+    Some(t)
+}
+
 #[test]
-fn single_defect_mutants_of_every_accepted_bundle_are_rejected_in_the_right_family() {
+fn single_defect_mutants_of_every_bundle_gain_a_failing_finding_in_the_right_family() {
     let mut total = 0;
     let mut caught = 0;
     let mut missed = Vec::new();
+    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
     for c in cases() {
-        if c.adjudication["vouch_verdict"].as_str() != Some("accept") {
-            continue;
-        }
-        for m in mutants(&c.files) {
+        let base = verify_files(c.files.clone(), &c.source_name, &c.source);
+        let failing = |r: &vouch::report::Report,
+                       family: &str|
+         -> BTreeMap<(String, Option<usize>), usize> {
+            let mut m = BTreeMap::new();
+            for f in r.findings.iter().filter(|f| {
+                f.status == Status::Fail && (f.family() == family || f.family() == "consistency")
+            }) {
+                *m.entry((f.id.to_string(), f.location.line)).or_default() += 1;
+            }
+            m
+        };
+        for m in mutants(&c.files, &base, &c.source) {
             total += 1;
+            *kinds.entry(m.what).or_default() += 1;
             let r = verify_files(m.files, &c.source_name, &c.source);
-            let hit = r.findings.iter().any(|f| {
-                f.status == Status::Fail && (f.family() == m.family || f.family() == "consistency")
-            });
+            let before = failing(&base, m.family);
+            let after = failing(&r, m.family);
+            let hit = after
+                .iter()
+                .any(|(k, n)| before.get(k).is_none_or(|b| n > b));
             if hit {
                 caught += 1;
             } else {
@@ -301,7 +540,24 @@ fn single_defect_mutants_of_every_accepted_bundle_are_rejected_in_the_right_fami
             }
         }
     }
-    assert!(total >= 30, "only {total} mutants");
+    for kind in [
+        "a wrong metric cell",
+        "a blanked defined metric",
+        "a dropped flag",
+        "a spurious flag",
+        "a wrong manifest claim",
+        "a renamed section",
+        "a wrong figure in a memo sentence",
+        "a wrong KPI cell",
+        "a wrong chart year label",
+        "a chart bar or point moved 30 %",
+    ] {
+        assert!(
+            kinds.get(kind).is_some_and(|&n| n >= 2),
+            "{kind}: {kinds:?}"
+        );
+    }
+    assert!(total >= 80, "only {total} mutants");
     assert!(
         caught * 100 >= total * 95,
         "{caught} of {total} mutants caught; missed:\n{}",

@@ -48,6 +48,15 @@ pub enum Subject {
     One(Entity),
     /// `A / B`, `A-to-B`, `X% of B`: the ratio of two items or money metrics in the same year.
     Ratio(Entity, Entity),
+    /// `cash + STI`, `FCF - SBC`, `FCF after SBC`: the sum or difference of two money names.
+    Combined(Entity, Op, Entity),
+}
+
+/// How a [`Subject::Combined`] joins its two names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Op {
+    Plus,
+    Minus,
 }
 
 /// What a table column restricts a number to (a prose number may be any role).
@@ -132,6 +141,7 @@ pub struct Claim {
 enum MarkKind {
     Known(Entity),
     Ratio(Entity, Entity),
+    Combined(Entity, Op, Entity),
     Unknown(String),
 }
 
@@ -180,7 +190,7 @@ impl Phrases {
     /// The phrase starting at word `i`, if any: its length in words.
     fn at(&self, ws: &[Word], i: usize) -> Option<usize> {
         self.by_first
-            .get(&ws[i].lower)?
+            .get(&ws.get(i)?.lower)?
             .iter()
             .find(|p| i + p.len() <= ws.len() && p.iter().zip(&ws[i..]).all(|(a, b)| *a == b.lower))
             .map(Vec::len)
@@ -316,7 +326,27 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
             }
             let qualifier = matches!(prev.kind, MarkKind::Unknown(_))
                 && joint.chars().all(|c| c == ' ' || c == '-');
-            if combination_joint(joint.trim_end_matches(['(', ' '])) || qualifier {
+            let joint_word = joint.trim_end_matches(['(', ' ']);
+            if let (MarkKind::Known(a), MarkKind::Known(b), true) =
+                (&prev.kind, &m.kind, combination_joint(joint_word))
+            {
+                if money(ctx, *a) && money(ctx, *b) && !joint.contains('(') {
+                    let op = if matches!(joint_word.trim(), "+" | "plus") {
+                        Op::Plus
+                    } else {
+                        Op::Minus
+                    };
+                    let (a, b, start) = (*a, *b, prev.start);
+                    merged.pop();
+                    merged.push(Mark {
+                        kind: MarkKind::Combined(a, op, b),
+                        start,
+                        end: m.end,
+                    });
+                    continue;
+                }
+            }
+            if combination_joint(joint_word) || qualifier {
                 let start = prev.start;
                 merged.pop();
                 merged.push(Mark {
@@ -338,11 +368,20 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
         }
         let rest = &text[m.end..];
         let t = rest.trim_start();
-        let (op, tail) = if let Some(r) = t.strip_prefix(['+', '−']) {
+        let (op, tail) = if let Some(r) = t.strip_prefix(['+', '−', '/']) {
             (true, r)
         } else if let Some(r) = t.strip_prefix("- ").or_else(|| t.strip_prefix("– ")) {
+            // `OCF - NI`: an abbreviation after a spaced dash; `Interest expense - Fact` is a
+            // label.
+            let word: String = r
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_alphanumeric())
+                .collect();
             (
-                rest.starts_with(' ') && r.trim_start().starts_with(|c: char| c.is_uppercase()),
+                rest.starts_with(' ')
+                    && word.len() >= 2
+                    && word.chars().all(|c| c.is_uppercase() || c.is_ascii_digit()),
                 r,
             )
         } else if let Some(r) = ["plus ", "less ", "minus "]
@@ -394,26 +433,75 @@ fn binds(text: &str) -> bool {
         })
 }
 
+/// Text between a year and the number right after it that makes the year that number's
+/// (`FY2022 21.0%`, `FY2021: 1.25x`).
+fn leads(text: &str) -> bool {
+    matches!(text.trim(), "" | ":" | "=")
+}
+
 /// Text between a name and a number that binds the number to that name alone, whatever else its
 /// clause names (`revenue of 1,498.3`, `FCF: 246.7`, `ROE FY2025 12.2%`, `revenue grew by
 /// 10.7%`): linking words and year labels, no other number and no clause punctuation.
+const VERBS: &[&str] = &[
+    "grew",
+    "rose",
+    "fell",
+    "increased",
+    "decreased",
+    "declined",
+    "expanded",
+    "contracted",
+    "dropped",
+    "improved",
+];
+const LINKS: &[&str] = &[
+    "in", "of", "the", "for", "was", "were", "is", "are", "at", "to", "reached", "stood", "up",
+    "down", "million", "millions", "mn", "m", "usd", "fy",
+];
+
+/// Words between a name and its number, past another number, that only carry the same item on
+/// (`revenue was 1,498.3 in FY2025, up 10.7%`, `margin expanded from 9.1% to 11.6%`); any other
+/// word (`cash conversion 1.64x, leverage down to 1.41x`) may name what the number is of.
+fn carries_on(text: &str) -> bool {
+    super::vocabulary::words(text).iter().all(|w| {
+        let l = w.lower.as_str();
+        l.starts_with(|c: char| c.is_ascii_digit())
+            || parse_year_label(l).is_some()
+            || LINKS.contains(&l)
+            || VERBS.contains(&l)
+            || matches!(
+                l,
+                "from"
+                    | "a"
+                    | "an"
+                    | "and"
+                    | "then"
+                    | "by"
+                    | "x"
+                    | "pp"
+                    | "bps"
+                    | "pts"
+                    | "points"
+                    | "change"
+                    | "increase"
+                    | "decrease"
+                    | "growth"
+                    | "decline"
+                    | "rise"
+                    | "gain"
+                    | "drop"
+                    | "year"
+                    | "prior"
+                    | "previous"
+                    | "yoy"
+                    | "on"
+                    | "versus"
+                    | "vs"
+            )
+    })
+}
+
 fn tight(text: &str) -> bool {
-    const VERBS: &[&str] = &[
-        "grew",
-        "rose",
-        "fell",
-        "increased",
-        "decreased",
-        "declined",
-        "expanded",
-        "contracted",
-        "dropped",
-        "improved",
-    ];
-    const LINKS: &[&str] = &[
-        "in", "of", "the", "for", "was", "were", "is", "are", "at", "to", "reached", "stood", "up",
-        "down", "million", "millions", "mn", "m", "usd", "fy",
-    ];
     let ws = super::vocabulary::words(text);
     let verb = ws.iter().any(|w| VERBS.contains(&w.lower.as_str()));
     !text.contains([';', ',', '.', ')'])
@@ -494,6 +582,11 @@ fn plausible_of(
             MarkKind::Known(e) if !matches!(e, Entity::Derived | Entity::AbsentColumn(_)) => {
                 add(Subject::One(e), &mut subjects)
             }
+            MarkKind::Combined(a, op, b) => {
+                add(Subject::Combined(a, op, b), &mut subjects);
+                add(Subject::One(a), &mut subjects);
+                add(Subject::One(b), &mut subjects);
+            }
             MarkKind::Ratio(a, b) => {
                 add(Subject::Ratio(a, b), &mut subjects);
                 add(Subject::One(a), &mut subjects);
@@ -565,7 +658,7 @@ fn adjacent_year<'a>(
     let owns_next = |y: &YearMention| {
         nums.iter()
             .find(|m| m.start >= y.end)
-            .is_some_and(|m| binds(&text[y.end..m.start]))
+            .is_some_and(|m| leads(&text[y.end..m.start]))
     };
     let after = years
         .iter()
@@ -634,31 +727,34 @@ fn clauses(
             cuts.push((s + i + 1, false));
         }
     }
-    // A `,` or `and` starts a new item when a name follows before the next number and a number
-    // came after the last name before it (`net income of 1,736 and SBC of 700`, not `capex and
-    // revenue were …`).
-    let starts_new_item = |at: usize| {
-        let next_mark = marks.iter().find(|m| m.start >= at).map(|m| m.start);
-        let next_num = nums.iter().find(|n| n.start >= at).map(|n| n.start);
-        let last_mark = marks
-            .iter()
-            .rev()
-            .find(|m| m.end <= at)
-            .map_or(s, |m| m.end);
-        let number_since = nums.iter().any(|n| n.start >= last_mark && n.end <= at);
-        number_since && matches!((next_mark, next_num), (Some(m), Some(n)) if m < n)
-    };
+    // A `,`, `:` or `and` starts a new item when a name follows before the next number and a
+    // number came earlier in the clause (`net income of 1,736 and SBC of 700`, `86.5% of FCF, and
+    // receivables …`, not `capex and revenue were …`).
+    let mut soft: Vec<(usize, usize)> = Vec::new(); // (where the next clause starts, where to test)
     for (i, c) in text[s..e].char_indices() {
-        if c == ',' && starts_new_item(s + i + 1) {
-            cuts.push((s + i + 1, false));
+        if c == ',' || c == ':' {
+            soft.push((s + i + 1, s + i + 1));
         }
     }
     for (i, w) in ws.iter().enumerate() {
-        if let Some(n) = cues.comparison.at(ws, i) {
-            let _ = n;
+        if cues.comparison.at(ws, i).is_some() {
             cuts.push((w.start, true));
-        } else if cues.breaks.contains(&w.lower) && starts_new_item(w.end) {
-            cuts.push((w.start, false));
+        } else if cues.breaks.contains(&w.lower) {
+            soft.push((w.start, w.end));
+        }
+    }
+    soft.sort();
+    let mut segment = s;
+    for (start, at) in soft {
+        if let Some(&(c, _)) = cuts.iter().filter(|c| c.0 <= start).max_by_key(|c| c.0) {
+            segment = segment.max(c);
+        }
+        let next_mark = marks.iter().find(|m| m.start >= at).map(|m| m.start);
+        let next_num = nums.iter().find(|n| n.start >= at).map(|n| n.start);
+        let number_before = nums.iter().any(|n| n.start >= segment && n.end <= start);
+        if number_before && matches!((next_mark, next_num), (Some(m), Some(n)) if m < n) {
+            cuts.push((start, false));
+            segment = start;
         }
     }
     cuts.sort();
@@ -687,8 +783,44 @@ fn clauses(
     out
 }
 
-/// Whether a number is one of the contract's own thresholds (`15%`, `2 points`, `0.15`…).
+/// Whether a number is one of the contract's own thresholds as they are written (`15%`, `2
+/// points`, `0.15`): with no decimals. `15.0%` is one only where its clause speaks of thresholds
+/// ([`threshold_talk`]); elsewhere it is a figure that happens to equal one.
 fn is_threshold(ctx: &Context, n: &NumberMention) -> bool {
+    n.printed.decimals <= 0 && equals_threshold(ctx, n)
+}
+
+/// Words of a clause that speak of the contract's thresholds.
+fn threshold_talk(ws: &[Word], text: &str) -> bool {
+    text.contains('≥')
+        || text.contains(">=")
+        || ws.iter().any(|w| {
+            matches!(
+                w.lower.as_str(),
+                "least"
+                    | "threshold"
+                    | "thresholds"
+                    | "exceed"
+                    | "exceeds"
+                    | "exceeding"
+                    | "flag"
+                    | "flagged"
+                    | "flags"
+                    | "rule"
+                    | "rules"
+                    | "trigger"
+                    | "triggered"
+                    | "over"
+                    | "above"
+                    | "more"
+                    | "beyond"
+                    | "cutoff"
+                    | "cut"
+            )
+        })
+}
+
+fn equals_threshold(ctx: &Context, n: &NumberMention) -> bool {
     ctx.spec.memo.threshold_numbers.iter().any(|th| {
         let unit_ok = match th.unit.as_str() {
             "percent" => n.unit == Unit::Percent,
@@ -724,6 +856,7 @@ fn subject_of(kind: &MarkKind) -> Result<Subject, String> {
         }
         MarkKind::Known(e) => Ok(Subject::One(*e)),
         MarkKind::Ratio(a, b) => Ok(Subject::Ratio(*a, *b)),
+        MarkKind::Combined(a, op, b) => Ok(Subject::Combined(*a, *op, *b)),
         MarkKind::Unknown(t) => Err(format!(
             "next to a quantity the contract does not define: {}",
             t.to_lowercase()
@@ -769,11 +902,17 @@ fn read_block(
     } else {
         0
     };
+    // What the paragraph's sentences so far named: a sentence naming no item (`Growth slowed to
+    // 11.5%`) or no year may be read with them, for verification only.
+    let mut context = Plausible::default();
     for (s, e) in sentences(block, text) {
         let ws = &scan.words[scan.words.partition_point(|w| w.start < s)
             ..scan.words.partition_point(|w| w.end <= e)];
         let ys = &scan.years[scan.years.partition_point(|y| y.start < s)
             ..scan.years.partition_point(|y| y.end <= e)];
+        if !ys.is_empty() {
+            context.years = dedup(ys.iter().map(|y| y.year));
+        }
         let mut nums: Vec<NumberMention> = numbers(&text[s..e])
             .into_iter()
             .map(|mut n| {
@@ -783,11 +922,15 @@ fn read_block(
             })
             .filter(|n| n.start >= skip_before)
             .collect();
+        let ms = marks(ctx, vocab, cues, text, ws);
+        let own: Vec<Subject> = dedup(ms.iter().filter_map(|m| subject_of(&m.kind).ok()));
         if nums.is_empty() {
+            if !own.is_empty() {
+                context.subjects = own;
+            }
             continue;
         }
-        let ms = marks(ctx, vocab, cues, text, ws);
-        let context = block.text[s..e].to_string();
+        let quoted = block.text[s..e].to_string();
         read_sentence(
             ctx,
             cues,
@@ -798,16 +941,20 @@ fn read_block(
             &mut nums,
             &[],
             &[],
+            &context,
             |n, target, plausible| {
                 out.push(Claim {
                     line: block.line_at(n.start),
                     number: n,
-                    context: context.clone(),
+                    context: quoted.clone(),
                     target,
                     plausible: plausible.clone(),
                 })
             },
         );
+        if !own.is_empty() {
+            context.subjects = own;
+        }
     }
 }
 
@@ -847,6 +994,7 @@ fn read_sentence(
     nums: &mut [NumberMention],
     default_years: &[i32],
     row_subjects: &[Subject],
+    paragraph: &Plausible,
     mut emit: impl FnMut(NumberMention, Target, &Arc<Plausible>),
 ) {
     let (s, e) = (
@@ -870,7 +1018,23 @@ fn read_sentence(
             range_end[i] = true;
         }
     }
-    let groups = paren_groups(text, s, e);
+    // Groups opened in the sentence (one closing after its last word still counts).
+    let groups: Vec<(usize, usize)> = paren_groups(text, s, text.len())
+        .into_iter()
+        .filter(|g| g.0 < e)
+        .collect();
+    // The year a parenthesis holding the number follows right after, when it names none itself.
+    let paren_year = |at: usize| -> Option<i32> {
+        let g = groups
+            .iter()
+            .filter(|&&g| inside(g, at))
+            .min_by_key(|g| g.1 - g.0)?;
+        if ys.iter().any(|y| inside(*g, y.start)) {
+            return None;
+        }
+        let y = ys.iter().rev().find(|y| y.end <= g.0)?;
+        text[y.end..g.0].trim().is_empty().then_some(y.year)
+    };
     let cls = clauses(text, s, e, ws, ms, nums, cues);
     let comparison_sentence = cues.comparison.any(ws) || cues.difference.any(ws);
     let arrows = |t: &str| t.contains('→') || t.contains("->") || t.contains('⇒');
@@ -896,6 +1060,33 @@ fn read_sentence(
             plausible.subjects.push(*r);
         }
     }
+    // A sentence naming no item or no year is read with its paragraph's.
+    if plausible.subjects.is_empty() {
+        plausible.subjects = paragraph.subjects.clone();
+    }
+    if plausible.years.is_empty() {
+        plausible.years = paragraph.years.clone();
+    }
+    // The one money item the sentence names (else its paragraph's only subject), for a clause
+    // that speaks of `growth` without naming what grew.
+    let sole_money: Option<Subject> = {
+        let own: Vec<Subject> = dedup(ms.iter().filter_map(|m| match m.kind {
+            MarkKind::Known(x) if money(ctx, x) => Some(Subject::One(x)),
+            _ => None,
+        }));
+        let any_own = ms.iter().any(|m| subject_of(&m.kind).is_ok());
+        match (&own[..], &paragraph.subjects[..]) {
+            ([one], _) => Some(*one),
+            ([], [Subject::One(x)]) if !any_own && money(ctx, *x) => Some(Subject::One(*x)),
+            _ => None,
+        }
+    };
+    let bare_growth = |a: usize, b: usize| {
+        ws.iter()
+            .filter(|w| w.start >= a && w.end <= b)
+            .any(|w| matches!(w.lower.as_str(), "growth" | "grew" | "growing"))
+            && !ms.iter().any(|m| m.start >= a && m.end <= b)
+    };
     let plausible = Arc::new(plausible);
     let mut previous_subject: Option<Result<Subject, String>> = None;
     let mut known_subjects: Vec<Subject> =
@@ -932,6 +1123,20 @@ fn read_sentence(
             if !in_clause(n.start, n.end) || skipped(ctx, &n) {
                 continue;
             }
+            let cw = &ws[ws.partition_point(|w| w.start < cl.start)
+                ..ws.partition_point(|w| w.end <= cl.end)];
+            if equals_threshold(ctx, &n) && threshold_talk(cw, &text[cl.start..cl.end]) {
+                continue;
+            }
+            // `08:56:20`, `12:30`: a time of day, not a figure.
+            let colon_digit =
+                |t: &str| t.starts_with(':') && t[1..].starts_with(|c: char| c.is_ascii_digit());
+            if colon_digit(&text[n.end..])
+                || text[..n.start].ends_with(':')
+                    && text[..n.start.saturating_sub(1)].ends_with(|c: char| c.is_ascii_digit())
+            {
+                continue;
+            }
             if n.unit == Unit::Unresolved {
                 emit(n, unresolved(), &plausible);
                 continue;
@@ -940,6 +1145,41 @@ fn read_sentence(
                 emit(
                     n,
                     Target::Unverified("one end of a range of values".into()),
+                    &plausible,
+                );
+                continue;
+            }
+            // `3 of 4 years`, `243.0 of 574.2`: a count or a part of another figure.
+            let of_number = nums.get(ni + 1).is_some_and(|m| {
+                matches!(
+                    text[n.end..m.start].trim().to_ascii_lowercase().as_str(),
+                    "of" | "out of" | "of the" | "of a"
+                )
+            });
+            if of_number {
+                emit(
+                    n,
+                    Target::Unverified("a part or count of another figure (`3 of 4`)".into()),
+                    &plausible,
+                );
+                continue;
+            }
+            // `DIO 110.1`, `EPS: 3.2`: an abbreviation vouch does not know, right before it.
+            let lead = text[..n.start].trim_end_matches([' ', ':', '=', '(']);
+            let before_word = lead
+                .rsplit(|c: char| !c.is_alphanumeric())
+                .next()
+                .unwrap_or("");
+            let known_there = ms.iter().any(|m| m.end == lead.len());
+            if before_word.len() >= 2
+                && before_word.chars().all(|c| c.is_ascii_uppercase())
+                && !known_there
+            {
+                emit(
+                    n,
+                    Target::Unverified(format!(
+                        "next to an abbreviation vouch does not know: {before_word}"
+                    )),
                     &plausible,
                 );
                 continue;
@@ -1019,6 +1259,11 @@ fn read_sentence(
                     Some(m) if glue_only(&text[n.end..m.start]) => subject_of(&m.kind),
                     _ => match (&previous_subject, cl.comparison) {
                         (Some(p), true) => p.clone(),
+                        // `Revenue rose …; FY2025 growth was 15.1%`: a bare `growth` is the
+                        // growth of the one money item its sentence (or paragraph) names.
+                        _ if bare_growth(cl.start, cl.end) && sole_money.is_some() => {
+                            Ok(sole_money.expect("checked"))
+                        }
                         _ => {
                             emit(
                                 n,
@@ -1098,18 +1343,72 @@ fn read_sentence(
             // it, with no undefined quantity in the clause.
             let own: Vec<Entity> = match subject {
                 Subject::One(a) => vec![a],
-                Subject::Ratio(a, b) => vec![a, b],
+                Subject::Ratio(a, b) | Subject::Combined(a, _, b) => vec![a, b],
             };
             let others = cms.iter().filter(|m| !aside(m)).any(|m| match m.kind {
                 MarkKind::Known(x) => !own.contains(&x) && Some(x) != share_base,
                 MarkKind::Ratio(a, b) => Subject::Ratio(a, b) != subject,
+                MarkKind::Combined(a, op, b) => Subject::Combined(a, op, b) != subject,
                 MarkKind::Unknown(_) => false,
             });
-            let unknown_near = cms
-                .iter()
-                .any(|m| matches!(m.kind, MarkKind::Unknown(_)) && !aside(m));
-            let mut certain =
-                !unknown_near && (bound || !others) && (own_mark.is_some() || cms.is_empty());
+            // An undefined quantity right after the number (`12% of billings`, `45 days`), or
+            // qualifying its subject (`cumulative reported net income of 1,105.3`).
+            let unknown_near = cms.iter().any(|m| {
+                matches!(m.kind, MarkKind::Unknown(_))
+                    && ((m.start >= n.end
+                        && glue_only(&text[n.end..m.start])
+                        && !text[n.end..m.start].contains(','))
+                        || own_mark.is_some_and(|o| {
+                            m.end <= o.start
+                                && !text[m.end..o.start].contains([',', ';', ':', '.', '(', ')'])
+                                && !cnums.iter().any(|x| x.start >= m.end && x.end <= o.start)
+                        }))
+            });
+            // `362.3 less than net income`, `2 points above`: a difference from something else.
+            let after_words = super::vocabulary::words(&text[n.end..cl.end]);
+            let differs = cues.difference.at(&after_words, 0).is_some()
+                || after_words.first().is_some_and(|w| {
+                    matches!(
+                        w.lower.as_str(),
+                        "less" | "more" | "higher" | "lower" | "short"
+                    )
+                });
+            // `Receivables growth outran revenue growth by 13.22 points`: the difference of the
+            // clause's two subjects, which its roles hold.
+            let clause_words_all = &ws[ws.partition_point(|w| w.start < cl.start)
+                ..ws.partition_point(|w| w.end <= cl.end)];
+            let pair: Vec<Subject> = dedup(
+                cms.iter()
+                    .filter(|m| !aside(m))
+                    .filter_map(|m| subject_of(&m.kind).ok()),
+            );
+            let difference_pair = pair.len() == 2
+                && cues.difference.any(clause_words_all)
+                && matches!(n.unit, Unit::Points | Unit::BasisPoints | Unit::Percent)
+                && pair.contains(&subject);
+            // Past another number, an unknown word may be what this one is of.
+            let carried = own_mark.is_none_or(|o| {
+                if o.start >= n.end || !cnums.iter().any(|x| x.start >= o.end && x.end <= n.start) {
+                    return true;
+                }
+                // Asides (parentheses the number is not in) are skipped.
+                let mut between = String::new();
+                let mut at = o.end;
+                for &(gs, ge) in groups.iter().filter(|&&g| g.0 >= o.end && g.1 <= n.start) {
+                    if gs >= at {
+                        between.push_str(&text[at..gs]);
+                        between.push(' ');
+                        at = ge;
+                    }
+                }
+                between.push_str(&text[at.min(n.start)..n.start]);
+                carries_on(&between)
+            });
+            let mut certain = carried
+                && !unknown_near
+                && !differs
+                && (bound || !others || difference_pair)
+                && (own_mark.is_some() || cms.is_empty());
             // A percent of a money item can only be its change; with no word of change in its
             // clause (`capex was 260 (5.8%)`) it may be a share of something unnamed.
             let clause_words = &ws[ws.partition_point(|w| w.start < cl.start)
@@ -1119,8 +1418,33 @@ fn read_sentence(
                 .any(|w| CHANGE_WORDS_PROSE.contains(&w.lower.as_str()))
                 || cues.change.any(clause_words)
                 || n.printed.raw.starts_with(['+', '-', '−']);
-            if let Subject::One(a) = subject {
-                if money(ctx, a) && n.unit == Unit::Percent && !changey {
+            let money_subject = match subject {
+                Subject::One(a) => money(ctx, a),
+                Subject::Combined(..) => true,
+                Subject::Ratio(..) => false,
+            };
+            if money_subject && n.unit == Unit::Percent && !changey {
+                certain = false;
+            }
+            // `the change in equity less net income`: a combination said of a change is not the
+            // combination of the values.
+            if matches!(subject, Subject::Combined(..)) && changey {
+                certain = false;
+            }
+            // `FCF not retained in cash + STI: 40.7`: a name after a preposition, another before
+            // it in the clause, may be the complement, not what the figure is of.
+            if let Some(o) = own_mark {
+                let before_words = super::vocabulary::words(&text[cl.start..o.start]);
+                let prep = before_words.last().is_some_and(|w| {
+                    matches!(
+                        w.lower.as_str(),
+                        "in" | "on" | "of" | "into" | "from" | "over" | "per" | "to" | "against"
+                    )
+                });
+                let head_before = cms.iter().any(|m| {
+                    m.end <= o.start && !aside(m) && !matches!(m.kind, MarkKind::Unknown(_))
+                });
+                if prep && head_before && share_base.is_none() {
                     certain = false;
                 }
             }
@@ -1141,9 +1465,7 @@ fn read_sentence(
                 cys.iter()
                     .filter(|y| {
                         !cnums.iter().any(|m| {
-                            m.start != n.start
-                                && adjacent_year(text, &cys, &ranged, &cnums, m)
-                                    .is_some_and(|a| a.start == y.start)
+                            m.start != n.start && m.start >= y.end && leads(&text[y.end..m.start])
                         })
                     })
                     .map(|y| y.year),
@@ -1153,9 +1475,17 @@ fn read_sentence(
             let mut own_years = true;
             let years: Vec<i32> = if let Some(y) = adjacent {
                 vec![y.year]
+            } else if let Some(y) = paren_year(n.start) {
+                // `in 2025 (operating margin 8.3%, FCF 280)`: the year the parenthesis follows.
+                vec![y]
             } else if clause_range.is_some() || (cys.is_empty() && !ranges.is_empty()) {
                 let r = clause_range.or(ranges.first()).expect("a range");
-                if prior_sentence || change_sentence {
+                let cw = &ws[ws.partition_point(|w| w.start < cl.start)
+                    ..ws.partition_point(|w| w.end <= cl.end)];
+                let moves = cues.change.any(cw)
+                    || cw.iter().any(|w| w.lower == "from")
+                    || arrows(&text[cl.start..cl.end]);
+                if moves || (clause_range.is_none() && (prior_sentence || change_sentence)) {
                     // `from X to Y (FY2021-FY2025)`: the two ends; `expanded by 225 bps between
                     // FY21 and FY25`: the change over the span.
                     certain &= clause_range.is_some();
@@ -1173,8 +1503,12 @@ fn read_sentence(
             } else if !free_years.is_empty() {
                 free_years
             } else if !sentence_years.is_empty() {
-                certain = false;
-                own_years = false;
+                // One year heading the sentence (`FY2020: income_tax +96.8%; …`) is every
+                // clause's; otherwise a year of another clause is borrowed.
+                let heads = sentence_years.len() == 1
+                    && ys.first().is_some_and(|y| y.start < nums[0].start);
+                certain &= heads;
+                own_years = heads;
                 sentence_years.clone()
             } else if !default_years.is_empty() {
                 default_years.to_vec()
@@ -1186,6 +1520,15 @@ fn read_sentence(
                 );
                 continue;
             };
+            // `fell 16.9% from $133,819m (FY2019) to $111,262m (FY2023)`: the change between the
+            // first and last year its clause names.
+            if span.is_none() && (prior_sentence || change_sentence) && years.len() >= 2 {
+                let (lo, hi) = (
+                    *years.iter().min().expect("two years"),
+                    *years.iter().max().expect("two years"),
+                );
+                span = Some((lo, hi));
+            }
             let against: Vec<Subject> = if comparison_sentence {
                 dedup(known_subjects.iter().copied().filter(|o| *o != subject))
             } else {
@@ -1397,8 +1740,27 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
             _ => None,
         })
         .collect();
-    let years_as_rows = cols.first() == Some(&Column::Year) && year_cols.is_empty();
+    // Years as rows: a year column first, no year columns, and no column naming each row's item.
+    let years_as_rows = cols.first() == Some(&Column::Year)
+        && year_cols.is_empty()
+        && !cols.contains(&Column::Label);
     let all_header_marks: Vec<Mark> = header_marks.iter().flatten().cloned().collect();
+    // The one subject every naming header of the table names (`Prior op. margin | Op. margin |
+    // Change`): a role column with no name of its own is of it.
+    let table_subject: Option<Subject> = {
+        let subs: Vec<Subject> = dedup(
+            all_header_marks
+                .iter()
+                .filter_map(|m| subject_of(&m.kind).ok()),
+        );
+        let unknown = all_header_marks
+            .iter()
+            .any(|m| matches!(m.kind, MarkKind::Unknown(_)));
+        match subs[..] {
+            [one] if !unknown => Some(one),
+            _ => None,
+        }
+    };
     for row in &table.rows[1..] {
         let context = row
             .cells
@@ -1515,6 +1877,7 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                         &mut nums,
                         &default,
                         &row_subjects,
+                        &Plausible::default(),
                         &mut emit,
                     );
                 }
@@ -1534,7 +1897,10 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                     // Years as rows: the header names the subject.
                     let s = match hms {
                         [m] => subject_of(&m.kind),
-                        [] => Err("its column names no item or metric".into()),
+                        [] => match (table_subject, &col) {
+                            (Some(t), Column::Change | Column::Prior | Column::Current) => Ok(t),
+                            _ => Err("its column names no item or metric".into()),
+                        },
                         _ => {
                             emit(
                                 n,

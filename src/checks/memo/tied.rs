@@ -9,7 +9,7 @@
 //! `memo.number_out_of_range`; to an undefined value, contradicted. Every claim ends verified,
 //! contradicted or unverified, and is counted in the memo's [`Coverage`].
 
-use super::claims::{Claim, Only, Roles, Subject, Target};
+use super::claims::{Claim, Only, Op, Roles, Subject, Target};
 use super::kpi::variants;
 use super::numbers::Unit;
 use super::quote;
@@ -118,6 +118,7 @@ enum Nature {
 fn nature(ctx: &Context, s: Subject) -> Nature {
     match s {
         Subject::Ratio(..) => Nature::Rate,
+        Subject::Combined(..) => Nature::Money,
         Subject::One(Entity::Metric(m)) => match ctx.spec.metrics[m].unit {
             crate::spec::Unit::Ratio | crate::spec::Unit::Points => Nature::Rate,
             crate::spec::Unit::Multiple => Nature::Multiple,
@@ -131,7 +132,26 @@ fn subject_name(ctx: &Context, s: Subject) -> String {
     match s {
         Subject::One(e) => entity_name(ctx, e),
         Subject::Ratio(a, b) => format!("{} / {}", entity_name(ctx, a), entity_name(ctx, b)),
+        Subject::Combined(a, op, b) => format!(
+            "{} {} {}",
+            entity_name(ctx, a),
+            if op == Op::Plus { "+" } else { "−" },
+            entity_name(ctx, b)
+        ),
     }
+}
+
+/// A magnitude column the source writes with negative values (read as their magnitudes).
+fn written_negative(ctx: &Context, s: Subject) -> bool {
+    let Subject::One(Entity::Item(i)) = s else {
+        return false;
+    };
+    let item = &ctx.stmts.items[i];
+    item.is_magnitude(ctx.spec)
+        && ctx.stmts.problems.iter().any(|p| {
+            matches!(p, crate::source::Problem::Magnitude { header, .. }
+                if item.header.as_deref() == Some(header.as_str()))
+        })
 }
 
 /// A magnitude column (capex, interest): its sign is a convention, so either sign is the value.
@@ -149,6 +169,33 @@ fn subject_series(
 ) -> Vec<(String, Vec<Option<Num>>)> {
     match s {
         Subject::One(e) => series(ctx, truth, metrics, e, t),
+        Subject::Combined(a, op, b) => {
+            let (Some((_, sa)), Some((_, sb))) = (
+                series(ctx, truth, metrics, a, t).into_iter().next(),
+                series(ctx, truth, metrics, b, t).into_iter().next(),
+            ) else {
+                return Vec::new();
+            };
+            // A magnitude column (capex) enters with its sign as a convention: `OCF - capex`
+            // subtracts the outflow whichever sign the source gives it.
+            let (ma, mb) = (
+                magnitude(ctx, Subject::One(a)),
+                magnitude(ctx, Subject::One(b)),
+            );
+            let combined = sa
+                .iter()
+                .zip(&sb)
+                .map(|(x, y)| match (x, y) {
+                    (Some(x), Some(y)) => {
+                        let x = if ma { x.abs() } else { x.clone() };
+                        let y = if mb { y.abs() } else { y.clone() };
+                        Some(if op == Op::Plus { &x + &y } else { &x - &y })
+                    }
+                    _ => None,
+                })
+                .collect();
+            vec![(String::new(), combined)]
+        }
         Subject::Ratio(a, b) => {
             let (Some((_, sa)), Some((_, sb))) = (
                 series(ctx, truth, metrics, a, t).into_iter().next(),
@@ -254,6 +301,22 @@ fn candidates(
         }
         let (Some(x), Some(p)) = (x, p) else { continue };
         let diff = &x - &p;
+        // A magnitude the source writes negative (outflows as `-120.0`): its change in the
+        // source's own signs is the opposite of the magnitude's.
+        if written_negative(ctx, s) && !diff.is_zero() {
+            out.push(Candidate {
+                what: format!("change{variant} (of the outflow)"),
+                kind: Kind::Change,
+                value: -diff.clone(),
+            });
+            if !p.is_zero() {
+                out.push(Candidate {
+                    what: format!("relative change{variant} (of the outflow)"),
+                    kind: Kind::Relative,
+                    value: -(&diff / p.abs()),
+                });
+            }
+        }
         push_signed(
             &mut out,
             format!("change{variant}"),
@@ -388,6 +451,12 @@ pub fn check(
 ) {
     let mut cache: Cache = HashMap::new();
     for c in claims {
+        if std::env::var_os("VOUCH_DEBUG_CLAIMS").is_some() {
+            eprintln!(
+                "DEBUG L{} `{}` {:?}",
+                c.line, c.number.printed.raw, c.target
+            );
+        }
         let outcome = match &c.target {
             Target::Unverified(why) => Outcome::Unverified(why.clone()),
             Target::Ambiguous(why) => {
@@ -468,6 +537,10 @@ fn plausibly(
         }
     }
     years.retain(|&y| truth.year_index(y).is_some());
+    // Nothing in its paragraph names a year: the latest year, the memo's present.
+    if years.is_empty() && p.years.is_empty() {
+        years.extend(truth.years.last());
+    }
     if years.is_empty() {
         return false;
     }

@@ -118,6 +118,15 @@ impl Vocabulary {
             for n in spec.metric_aliases(m) {
                 names.push((n.to_string(), Entity::Metric(m)));
             }
+            for n in spec
+                .memo
+                .names
+                .get(&spec.metrics[m].id)
+                .into_iter()
+                .flatten()
+            {
+                names.push((n.clone(), Entity::Metric(m)));
+            }
         }
         let mut by_first: HashMap<String, Vec<(Vec<String>, Entity)>> = HashMap::new();
         for (name, entity) in names {

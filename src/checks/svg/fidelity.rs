@@ -54,6 +54,140 @@ pub fn target_of(title: &str, spec: &Spec, stmts: &Statements) -> Option<Target>
     None
 }
 
+/// Every metric or line item a title names, left to right, each the longest run of its words
+/// that names one (`Revenue vs receivables growth` names revenue and receivables_growth).
+pub fn targets_in(title: &str, spec: &Spec, stmts: &Statements) -> Vec<Target> {
+    let folded = fold(title);
+    let words: Vec<&str> = tokens(&folded).collect();
+    let named = |run: &str| -> Option<Target> {
+        spec.metric_named(run)
+            .map(Target::Metric)
+            .or_else(|| stmts.item_named(run, spec).map(Target::Item))
+            .or_else(|| {
+                // The memo's prose names (`OCF`) read titles too.
+                let col = spec
+                    .memo
+                    .names
+                    .iter()
+                    .find(|(_, ns)| ns.iter().any(|n| fold(n) == run))?
+                    .0;
+                let c = spec.column_index(col)?;
+                stmts.item_index(c).map(Target::Item)
+            })
+    };
+    let mut out: Vec<Target> = Vec::new();
+    let mut used = vec![false; words.len()];
+    let mut s = 0;
+    while s < words.len() {
+        let found = (1..=words.len() - s).rev().find_map(|len| {
+            let t = named(&words[s..s + len].join("_"))?;
+            // `cash flow` is not cash: a line item's name followed by a qualifier.
+            let qualified = matches!(t, Target::Item(_))
+                && words.get(s + len).is_some_and(|w| {
+                    matches!(
+                        *w,
+                        "flow"
+                            | "flows"
+                            | "margin"
+                            | "margins"
+                            | "ratio"
+                            | "conversion"
+                            | "coverage"
+                    )
+                });
+            (!qualified).then_some((t, len))
+        });
+        match found {
+            Some((t, len)) => {
+                if !out.contains(&t) {
+                    out.push(t);
+                }
+                used[s..s + len].iter_mut().for_each(|u| *u = true);
+                s += len;
+            }
+            None => s += 1,
+        }
+    }
+    // Elided heads: `gross, operating and net margin`, `current and quick ratio`.
+    let heads: Vec<String> = out
+        .iter()
+        .filter_map(|t| match t {
+            Target::Metric(m) => spec.metrics[*m]
+                .id
+                .rsplit_once('_')
+                .map(|(_, h)| h.to_string()),
+            Target::Item(_) => None,
+        })
+        .collect();
+    for (i, w) in words.iter().enumerate() {
+        if used[i] {
+            continue;
+        }
+        for h in &heads {
+            if let Some(t) = spec.metric_named(&format!("{w}_{h}")).map(Target::Metric) {
+                if !out.contains(&t) {
+                    out.push(t);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What a panel may plot of a named target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// Its values.
+    Level,
+    /// Its year-over-year relative change.
+    Growth,
+    /// Its year-over-year change (a margin's change in points).
+    Change,
+}
+
+/// Words of a title that make its items' growth the plotted quantity.
+const GROWTH_WORDS: &[&str] = &["growth", "yoy", "change", "changes", "grew", "delta"];
+
+/// The quantities a panel's title makes plausible, and whether the title pins down exactly one
+/// (one name; its form stated: levels, or the growth of a line item, or a metric that is itself
+/// a rate of change).
+pub fn quantities(title: &str, spec: &Spec, stmts: &Statements) -> (Vec<(Target, Form)>, bool) {
+    let targets = targets_in(title, spec, stmts);
+    let folded = fold(title);
+    let words: Vec<&str> = tokens(&folded).collect();
+    // Growth words outside the names themselves (`revenue_growth` is a metric's own name).
+    let names_growth = |t: &Target| match t {
+        Target::Metric(m) => {
+            let id = &spec.metrics[*m].id;
+            GROWTH_WORDS.iter().any(|g| id.split('_').any(|w| w == *g))
+        }
+        Target::Item(_) => false,
+    };
+    let growth_words = words.iter().filter(|w| GROWTH_WORDS.contains(w)).count();
+    let own_growth = targets.iter().filter(|t| names_growth(t)).count();
+    let growth = growth_words > own_growth;
+    let mut out = Vec::new();
+    let mut pinned = targets.len() == 1;
+    for t in &targets {
+        match (t, growth) {
+            (_, false) => out.push((*t, Form::Level)),
+            (Target::Metric(_), true) if names_growth(t) => out.push((*t, Form::Level)),
+            (Target::Item(_), true) => out.push((*t, Form::Growth)),
+            (Target::Metric(_), true) => {
+                // A margin's "change": in points or relative; not pinned.
+                out.push((*t, Form::Change));
+                out.push((*t, Form::Growth));
+                pinned = false;
+            }
+        }
+    }
+    // Names joined by arithmetic (`FCF = operating cash flow - capex`) or several series.
+    if title.contains('=') {
+        pinned = false;
+    }
+    (out, pinned)
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SeriesKind {
     Bars,
@@ -88,6 +222,12 @@ pub struct Reading {
 
 /// Read a panel's series. `None` when no series lines up with two or more year labels.
 pub fn read(scene: &Scene, roles: &[Role], panel: &Panel, tol: f64) -> Option<Reading> {
+    read_all(scene, roles, panel, tol).into_iter().next()
+}
+
+/// Every distinct series of a panel, the one matching the most labels first (bars before a line
+/// before markers at equal count). Markers drawn on a line's vertices are that line.
+pub fn read_all(scene: &Scene, roles: &[Role], panel: &Panel, tol: f64) -> Vec<Reading> {
     let axis = panel.axis;
     let labels: Vec<(i32, f64)> = panel
         .year_labels
@@ -106,7 +246,7 @@ pub fn read(scene: &Scene, roles: &[Role], panel: &Panel, tol: f64) -> Option<Re
         .map(|w| w[1] - w[0])
         .fold(f64::INFINITY, f64::min);
     if !(spacing.is_finite() && spacing > tol) {
-        return None;
+        return Vec::new();
     }
     let radius = spacing / 2.0;
     // Each label keeps the nearest mark within `radius`.
@@ -237,26 +377,41 @@ pub fn read(scene: &Scene, roles: &[Role], panel: &Panel, tol: f64) -> Option<Re
         SeriesKind::Line => 1,
         SeriesKind::Points => 0,
     };
-    let (kind, mut marks, bar_base) = options
-        .into_iter()
-        .filter(|o| o.1.len() >= 2)
-        .max_by_key(|o| (o.1.len(), rank(o.0)))?;
-    marks.sort_by_key(|m| m.0);
+    let mut options: Vec<(SeriesKind, YearMarks, Option<f64>)> =
+        options.into_iter().filter(|o| o.1.len() >= 2).collect();
+    // Stable: the earliest drawn wins among equals.
+    options.sort_by_key(|o| std::cmp::Reverse((o.1.len(), rank(o.0))));
     let zero = zero_position(scene, panel, tol);
-    let baseline = match (kind, bar_base, zero) {
-        // Bars from a baseline that is not the axis zero are not proportional to their values.
-        (SeriesKind::Bars, Some(b), Some(z)) if (b - z).abs() > 2.0 * tol.max(0.5) => None,
-        (SeriesKind::Bars, b, _) => b,
-        (_, _, z) => z,
-    };
     let mut order = labels.clone();
     order.sort_by(|a, b| a.1.total_cmp(&b.1));
-    Some(Reading {
-        kind,
-        marks,
-        baseline,
-        label_order: order.into_iter().map(|l| l.0).collect(),
-    })
+    let label_order: Vec<i32> = order.into_iter().map(|l| l.0).collect();
+    let mut out: Vec<Reading> = Vec::new();
+    for (kind, mut marks, bar_base) in options {
+        marks.sort_by_key(|m| m.0);
+        let same = |r: &Reading| {
+            r.marks.len() == marks.len()
+                && r.marks
+                    .iter()
+                    .zip(&marks)
+                    .all(|(a, b)| a.0 == b.0 && (a.1 - b.1).abs() <= tol.max(0.5))
+        };
+        if out.iter().any(same) {
+            continue;
+        }
+        let baseline = match (kind, bar_base, zero) {
+            // Bars from a baseline that is not the axis zero are not proportional to their values.
+            (SeriesKind::Bars, Some(b), Some(z)) if (b - z).abs() > 2.0 * tol.max(0.5) => None,
+            (SeriesKind::Bars, b, _) => b,
+            (_, _, z) => z,
+        };
+        out.push(Reading {
+            kind,
+            marks,
+            baseline,
+            label_order: label_order.clone(),
+        });
+    }
+    out
 }
 
 /// The value shared by an edge of every bar, if any.

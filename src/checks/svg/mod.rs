@@ -14,8 +14,9 @@ pub mod style;
 use crate::checks::Context;
 use crate::numbers::{show_auto, to_f64};
 use crate::report::registry::CheckDef;
+use crate::report::Coverage;
 use crate::report::{Family, Finding, Location, NumberDetail};
-use fidelity::{Miss, Target};
+use fidelity::{Form, Miss, Target};
 use geometry::{px, BBox};
 use panels::{year_of, Detection, Panel};
 use parse::ParseError;
@@ -42,29 +43,34 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Svg;
     "svg.panel_outside", Fail, "A panel area extends beyond the canvas (by more than 0.5 px).";
     "svg.font_size", Fail, "A text's effective font size at the rendered size is below 8 px.";
     "svg.text_outside", Fail, "A text's extent (0.6 em per character × one em) leaves the canvas.";
-    "svg.fidelity", Warn, "A panel's plotted values or year order disagree with the recomputed series its title names.";
+    "svg.fidelity", Fail, "A panel whose plotted quantity is pinned down (one series; a title naming one quantity) misstates a value by more than 2 % at its own scale; year labels out of order or an inverted series warn; a series that fits none of the quantities its title allows is info (unverified).";
 ];
 
 /// Most findings of one id listed individually; the rest are summarised.
 const MAX_LISTED: usize = 12;
 
-pub fn check(ctx: &Context, out: &mut Vec<Finding>) {
+/// Checks the chart; returns how many plotted values were verified, contradicted and unverified.
+pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> Coverage {
     let name = ctx.spec.artifacts.chart.as_str();
     let Some(text) = ctx.text(name, "svg.unreadable", out) else {
-        return;
+        return Coverage::default();
     };
     let mut findings = Vec::new();
-    check_text(ctx, text, &mut findings);
+    let cov = check_text(ctx, text, &mut findings);
     out.extend(findings.into_iter().map(|f| f.artifact(name)));
+    cov
 }
 
-fn check_text(ctx: &Context, text: &str, out: &mut Vec<Finding>) {
+fn check_text(ctx: &Context, text: &str, out: &mut Vec<Finding>) -> Coverage {
     let chart = &ctx.spec.chart;
     let tol: f64 = chart.tolerance_px.parse().unwrap_or(0.5);
     let char_width_em: f64 = chart.char_width_em.parse().unwrap_or(0.6);
     let doc = match parse::parse(text) {
         Ok(doc) => doc,
-        Err(e) => return out.push(parse_finding(e)),
+        Err(e) => {
+            out.push(parse_finding(e));
+            return Coverage::default();
+        }
     };
     if let Some(d) = &doc.doctype {
         out.push(
@@ -89,7 +95,10 @@ fn check_text(ctx: &Context, text: &str, out: &mut Vec<Finding>) {
     }
     let canvas = match scene::canvas(doc.root()) {
         Ok(c) => c,
-        Err(p) => return out.push(size_finding(p, doc.root().line)),
+        Err(p) => {
+            out.push(size_finding(p, doc.root().line));
+            return Coverage::default();
+        }
     };
     let scene = scene::build(&doc, &canvas, chart.default_font_px, char_width_em);
     let canvas_box = canvas.bbox();
@@ -98,9 +107,14 @@ fn check_text(ctx: &Context, text: &str, out: &mut Vec<Finding>) {
     let detection = panels::detect(&scene, &roles, tol);
     panel_findings(ctx, &scene, &detection, &canvas_box, tol, out);
     let tolerance: f64 = chart.fidelity_tolerance.parse().unwrap_or(0.02);
+    let mut cov = Coverage::default();
     for p in &detection.panels {
-        fidelity_findings(ctx, &scene, &roles, p, tolerance, tol, out);
+        let c = fidelity_findings(ctx, &scene, &roles, p, tolerance, tol, out);
+        cov.verified += c.verified;
+        cov.contradicted += c.contradicted;
+        cov.unverified += c.unverified;
     }
+    cov
 }
 
 fn parse_finding(e: ParseError) -> Finding {
@@ -297,6 +311,51 @@ fn panel_findings(
     }
 }
 
+/// The recomputed value of one quantity a title may name, by year.
+fn quantity_value<'a>(
+    ctx: &'a Context,
+    truth: &'a crate::recompute::Truth,
+    target: Target,
+    form: Form,
+) -> (String, Box<dyn Fn(i32) -> Option<f64> + 'a>) {
+    let level: Box<dyn Fn(usize) -> Option<f64> + 'a> = match target {
+        Target::Metric(m) => {
+            Box::new(move |t| truth.metrics[m].cells[0].get(t)?.value().map(to_f64))
+        }
+        Target::Item(i) => {
+            let item = &ctx.stmts.items[i];
+            Box::new(move |t| item.cells.get(t)?.as_ref().map(|v| to_f64(&v.value)))
+        }
+    };
+    let name = match target {
+        Target::Metric(m) => ctx.spec.metrics[m].id.clone(),
+        Target::Item(i) => ctx.stmts.items[i].name.clone(),
+    };
+    match form {
+        Form::Level => (name, Box::new(move |y| level(truth.year_index(y)?))),
+        Form::Growth => (
+            format!("{name} growth"),
+            Box::new(move |y| {
+                let t = truth.year_index(y)?;
+                let (x, p) = (level(t)?, level(t.checked_sub(1)?)?);
+                (p != 0.0).then(|| (x - p) / p.abs())
+            }),
+        ),
+        Form::Change => (
+            format!("{name} change"),
+            Box::new(move |y| {
+                let t = truth.year_index(y)?;
+                Some(level(t)? - level(t.checked_sub(1)?)?)
+            }),
+        ),
+    }
+}
+
+/// §9 §4: identify what a panel plots, then judge it. A panel with one series and a title that
+/// pins down one quantity is judged: a value off the panel's scale is an error. Otherwise each
+/// series is tried against every quantity the title names (levels, growth, change): one that fits
+/// is verified; one that fits none is info (vouch cannot tell what it plots). Returns the plotted
+/// values verified, contradicted and unverified.
 fn fidelity_findings(
     ctx: &Context,
     scene: &Scene,
@@ -305,38 +364,32 @@ fn fidelity_findings(
     tolerance: f64,
     tol: f64,
     out: &mut Vec<Finding>,
-) {
-    let Some(truth) = ctx.truth else { return };
+) -> Coverage {
+    let mut cov = Coverage::default();
+    let Some(truth) = ctx.truth else { return cov };
     let title = &scene.texts[p.title].content;
-    let Some(target) = fidelity::target_of(title, ctx.spec, ctx.stmts) else {
-        return;
-    };
-    let Some(reading) = fidelity::read(scene, roles, p, tol) else {
-        return;
-    };
-    let (name, value): (String, Box<dyn Fn(i32) -> Option<f64>>) = match target {
-        Target::Metric(m) => (
-            ctx.spec.metrics[m].id.clone(),
-            Box::new(move |y| {
-                let t = truth.year_index(y)?;
-                truth.metrics[m].cells[0].get(t)?.value().map(to_f64)
-            }),
-        ),
-        Target::Item(i) => {
-            let item = &ctx.stmts.items[i];
-            (
-                item.name.clone(),
-                Box::new(move |y| {
-                    let t = truth.year_index(y)?;
-                    item.cells.get(t)?.as_ref().map(|v| to_f64(&v.value))
-                }),
-            )
-        }
+    let readings = fidelity::read_all(scene, roles, p, tol);
+    let Some(first) = readings.first() else {
+        return cov;
     };
     let panel = panel_name(scene, p);
-    for miss in fidelity::compare(&reading, &*value, tolerance, tol) {
-        let f = match miss {
-            Miss::LabelOrder { years } => Finding::warn(
+    // Year labels the source does not have (`svg.panel_years`): what sits under which year is
+    // not known, so nothing is judged.
+    let off_source = p
+        .year_labels
+        .iter()
+        .any(|&t| year_of(&scene.texts[t].content).is_none_or(|y| truth.year_index(y).is_none()));
+    if off_source {
+        cov.unverified += readings.iter().map(|r| r.marks.len()).sum::<usize>();
+        return cov;
+    }
+    // Year order does not depend on what is plotted.
+    if let Some(Miss::LabelOrder { years }) = fidelity::compare(first, &|_| None, tolerance, tol)
+        .into_iter()
+        .find(|m| matches!(m, Miss::LabelOrder { .. }))
+    {
+        out.push(
+            Finding::warn(
                 "svg.fidelity",
                 format!(
                     "{panel}: year labels run {} along the axis, not in year order, so values sit under the wrong years",
@@ -344,46 +397,203 @@ fn fidelity_findings(
                 ),
             )
             .line(p.line),
-            Miss::Inverted => Finding::warn(
-                "svg.fidelity",
-                format!("{panel}: the plotted {name} series runs opposite to its values (larger values drawn lower)"),
-            )
-            .line(p.line),
-            Miss::Value { year, line, plotted, expected, value } => {
-                let relative = if expected != 0.0 { (plotted / expected - 1.0) * 100.0 } else { f64::INFINITY };
-                Finding::warn(
-                    "svg.fidelity",
-                    format!(
-                        "{panel}: the {year} {} is {} px from zero where {name} = {} implies {} px at the panel's scale ({}{} %); the plot misstates the value",
-                        reading.kind.noun(),
-                        px(plotted),
-                        show_value(value),
-                        px(expected),
-                        if relative >= 0.0 { "+" } else { "" },
-                        if relative.is_finite() { format!("{relative:.1}") } else { "∞".into() },
-                    ),
-                )
-                .at(Location { line: Some(line), year: Some(year), ..Default::default() })
-                .number(NumberDetail {
-                    printed: format!("{} px", px(plotted)),
-                    recomputed: Some(show_value(value)),
-                    formula: Some(format!("{name}, plotted proportionally from zero")),
-                    scale: Some("px".into()),
-                    ..Default::default()
-                })
+        );
+    }
+    let (quantities, pinned) = fidelity::quantities(title, ctx.spec, ctx.stmts);
+    if quantities.is_empty() {
+        cov.unverified += readings.iter().map(|r| r.marks.len()).sum::<usize>();
+        return cov;
+    }
+    if pinned && readings.len() == 1 {
+        let (target, form) = quantities[0];
+        let (name, value) = quantity_value(ctx, truth, target, form);
+        let misses: Vec<Miss> = fidelity::compare(first, &*value, tolerance, tol)
+            .into_iter()
+            .filter(|m| !matches!(m, Miss::LabelOrder { .. }))
+            .collect();
+        let judged = first.marks.iter().filter(|m| value(m.0).is_some()).count();
+        let wrong = misses
+            .iter()
+            .filter(|m| matches!(m, Miss::Value { .. } | Miss::Shape { .. }))
+            .count();
+        if misses.iter().any(|m| matches!(m, Miss::Inverted)) {
+            cov.unverified += judged;
+        } else {
+            cov.contradicted += wrong;
+            cov.verified += judged.saturating_sub(wrong);
+        }
+        cov.unverified += first.marks.len() - judged;
+        for miss in misses {
+            out.push(miss_finding(&panel, &name, first, p, miss));
+        }
+        return cov;
+    }
+    // Not pinned down: every series against every form of every name.
+    let mut forms: Vec<(Target, Form)> = quantities.clone();
+    for &(t, _) in &quantities {
+        for f in [Form::Level, Form::Growth, Form::Change] {
+            if !forms.contains(&(t, f)) {
+                forms.push((t, f));
             }
-            Miss::Shape { year, line, residual, range } => Finding::warn(
+        }
+    }
+    let fits: Vec<Vec<usize>> = readings
+        .iter()
+        .map(|r| {
+            (0..forms.len())
+                .filter(|&q| {
+                    let (t, f) = forms[q];
+                    let (_, value) = quantity_value(ctx, truth, t, f);
+                    let judged = r.marks.iter().filter(|m| value(m.0).is_some()).count();
+                    judged >= 2
+                        && fidelity::compare(r, &*value, tolerance, tol)
+                            .iter()
+                            .all(|m| matches!(m, Miss::LabelOrder { .. }))
+                })
+                .collect()
+        })
+        .collect();
+    // One series per named quantity, every other series fitting its own one: the series left
+    // is the quantity left, judged as a pinned panel (`Revenue and net income`, one moved bar).
+    let unfit: Vec<usize> = (0..readings.len())
+        .filter(|&i| fits[i].is_empty())
+        .collect();
+    if let ([lone], true) = (
+        &unfit[..],
+        readings.len() == quantities.len() && pinned_forms(&quantities),
+    ) {
+        let mut taken: Vec<usize> = Vec::new();
+        let distinct = (0..readings.len()).filter(|i| i != lone).all(|i| {
+            match fits[i]
+                .iter()
+                .find(|&&q| q < quantities.len() && !taken.contains(&q))
+            {
+                Some(&q) => {
+                    taken.push(q);
+                    true
+                }
+                None => false,
+            }
+        });
+        let left: Vec<usize> = (0..quantities.len())
+            .filter(|q| !taken.contains(q))
+            .collect();
+        if let (true, [q]) = (distinct, &left[..]) {
+            for (i, r) in readings.iter().enumerate() {
+                if i != *lone {
+                    cov.verified += r.marks.len();
+                }
+            }
+            let (target, form) = quantities[*q];
+            let (name, value) = quantity_value(ctx, truth, target, form);
+            let r = &readings[*lone];
+            let misses: Vec<Miss> = fidelity::compare(r, &*value, tolerance, tol)
+                .into_iter()
+                .filter(|m| matches!(m, Miss::Value { .. } | Miss::Shape { .. }))
+                .collect();
+            let judged = r.marks.iter().filter(|m| value(m.0).is_some()).count();
+            cov.contradicted += misses.len();
+            cov.verified += judged.saturating_sub(misses.len());
+            cov.unverified += r.marks.len() - judged;
+            for miss in misses {
+                out.push(miss_finding(&panel, &name, r, p, miss));
+            }
+            return cov;
+        }
+    }
+    let names: Vec<String> = quantities
+        .iter()
+        .map(|&(t, f)| quantity_value(ctx, truth, t, f).0)
+        .collect();
+    for (i, r) in readings.iter().enumerate() {
+        if !fits[i].is_empty() {
+            cov.verified += r.marks.len();
+            continue;
+        }
+        cov.unverified += r.marks.len();
+        out.push(
+            Finding::info(
                 "svg.fidelity",
                 format!(
-                    "{panel}: the {year} {} sits {} px off the best straight-line fit of the plot to {name} (plotted range {} px); the shape of the series is misdrawn",
-                    reading.kind.noun(),
-                    px(residual.abs()),
-                    px(range)
+                    "{panel}: series {} of {} ({} {}s) fits none of the quantities its title allows ({}, as levels, growth or change); vouch cannot tell what it plots, so its values are unverified",
+                    i + 1,
+                    readings.len(),
+                    r.marks.len(),
+                    r.kind.noun(),
+                    names.join(", ")
                 ),
             )
-            .at(Location { line: Some(line), year: Some(year), ..Default::default() }),
-        };
-        out.push(f);
+            .at(Location {
+                line: r.marks.first().map(|m| m.2).or(Some(p.line)),
+                ..Default::default()
+            }),
+        );
+    }
+    cov
+}
+
+/// Every quantity's form is stated by the title (no margin whose change may be in points or
+/// relative).
+fn pinned_forms(quantities: &[(Target, Form)]) -> bool {
+    let mut targets: Vec<Target> = quantities.iter().map(|q| q.0).collect();
+    targets.dedup();
+    targets.len() == quantities.len()
+}
+
+fn miss_finding(
+    panel: &str,
+    name: &str,
+    reading: &fidelity::Reading,
+    p: &Panel,
+    miss: Miss,
+) -> Finding {
+    match miss {
+        Miss::LabelOrder { years } => Finding::warn(
+            "svg.fidelity",
+            format!(
+                "{panel}: year labels run {} along the axis, not in year order, so values sit under the wrong years",
+                years.iter().map(i32::to_string).collect::<Vec<_>>().join(", ")
+            ),
+        )
+        .line(p.line),
+        Miss::Inverted => Finding::warn(
+            "svg.fidelity",
+            format!("{panel}: the plotted {name} series runs opposite to its values (larger values drawn lower)"),
+        )
+        .line(p.line),
+        Miss::Value { year, line, plotted, expected, value } => {
+            let relative = if expected != 0.0 { (plotted / expected - 1.0) * 100.0 } else { f64::INFINITY };
+            Finding::fail(
+                "svg.fidelity",
+                format!(
+                    "{panel}: the {year} {} is {} px from zero where {name} = {} implies {} px at the panel's scale ({}{} %); the plot misstates the value",
+                    reading.kind.noun(),
+                    px(plotted),
+                    show_value(value),
+                    px(expected),
+                    if relative >= 0.0 { "+" } else { "" },
+                    if relative.is_finite() { format!("{relative:.1}") } else { "∞".into() },
+                ),
+            )
+            .at(Location { line: Some(line), year: Some(year), ..Default::default() })
+            .number(NumberDetail {
+                printed: format!("{} px", px(plotted)),
+                recomputed: Some(show_value(value)),
+                formula: Some(format!("{name}, plotted proportionally from zero")),
+                scale: Some("px".into()),
+                ..Default::default()
+            })
+        }
+        Miss::Shape { year, line, residual, range } => Finding::fail(
+            "svg.fidelity",
+            format!(
+                "{panel}: the {year} {} sits {} px off the best straight-line fit of the plot to {name} (plotted range {} px); the shape of the series is misdrawn",
+                reading.kind.noun(),
+                px(residual.abs()),
+                px(range)
+            ),
+        )
+        .at(Location { line: Some(line), year: Some(year), ..Default::default() }),
     }
 }
 
