@@ -101,6 +101,27 @@ pub fn same_upload(a: &str, b: &str) -> bool {
 }
 
 /// The folded tokens of a name (split on `_`).
+/// Whether folded `short` abbreviates folded `long` (§9 token matching): token by token, each a
+/// prefix of two or more letters (`op_income` of `operating_income`, `cur_liab` of
+/// `current_liabilities`), or one token of the initials of three or more (`ocf`, `sti`) or two
+/// (`ar`) of its tokens.
+pub fn abbreviates(short: &str, long: &str) -> bool {
+    let s: Vec<&str> = tokens(short).collect();
+    let l: Vec<&str> = tokens(long).collect();
+    if s == l || s.is_empty() || l.is_empty() {
+        return false;
+    }
+    let prefixes = s.len() == l.len()
+        && s.iter()
+            .zip(&l)
+            .all(|(a, b)| b.starts_with(a) && (a.len() >= 2 || a == b));
+    let initials = s.len() == 1
+        && l.len() >= 2
+        && s[0].len() == l.len()
+        && s[0].chars().zip(&l).all(|(c, w)| w.starts_with(c));
+    prefixes || initials
+}
+
 pub fn tokens(folded: &str) -> impl Iterator<Item = &str> {
     folded.split('_').filter(|t| !t.is_empty())
 }
@@ -127,6 +148,28 @@ pub fn parse_year_label(label: &str) -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn abbreviations_are_token_prefixes_or_initials() {
+        for (short, long) in [
+            ("op_income", "operating_income"),
+            ("deferred_rev", "deferred_revenue"),
+            ("cur_liab", "current_liabilities"),
+            ("ocf", "operating_cash_flow"),
+            ("ar", "accounts_receivable"),
+        ] {
+            assert!(abbreviates(short, long), "{short} of {long}");
+        }
+        for (short, long) in [
+            ("revenue", "revenue"),
+            ("o_income", "operating_income"),
+            ("income", "operating_income"),
+            ("oc", "operating_cash_flow"),
+            ("ocfx", "operating_cash_flow"),
+        ] {
+            assert!(!abbreviates(short, long), "{short} of {long}");
+        }
+    }
 
     #[test]
     fn folds_the_contract_examples() {

@@ -105,7 +105,7 @@ pub fn check(
         }
     }
 
-    for c in &movements.changes {
+    for c in movements.changes.iter().filter(|c| !c.other_reading) {
         let ItemRef::Metric(m) = c.flag.item else {
             continue;
         };

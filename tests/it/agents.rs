@@ -89,6 +89,13 @@ fn every_bundle_gets_its_recorded_verdict_catches_every_real_defect_and_no_new_f
         let r = verify_files(c.files.clone(), &c.source_name, &c.source);
         let verdict = format!("{:?}", r.verdict()).to_lowercase();
         let recorded = c.adjudication["vouch_verdict"].as_str().unwrap();
+        // §9 done-when: every verdict right and no false failing finding on the corpus.
+        if recorded != c.adjudication["verdict"].as_str().unwrap() {
+            problems.push(format!("{}: recorded verdict is not the right one", c.name));
+        }
+        if !entries(&c.adjudication, "false_alarm").is_empty() {
+            problems.push(format!("{}: false failing findings recorded", c.name));
+        }
         if verdict != recorded {
             problems.push(format!(
                 "{}: verdict {verdict}, recorded {recorded}",
@@ -254,7 +261,15 @@ fn mutants(files: &[(String, Vec<u8>)], base: &vouch::report::Report, source: &s
         .find(|(_, l)| !l.trim().is_empty())
     {
         let cells: Vec<&str> = last.split(',').collect();
-        if let Some(j) = (1..cells.len()).find(|&j| scaled(cells[j]).is_some()) {
+        // The first column that holds a §2 metric (not an echoed source column).
+        let spec = spec();
+        let header: Vec<&str> = lines[0].split(',').collect();
+        let is_metric = |j: usize| {
+            header
+                .get(j)
+                .is_some_and(|h| spec.metric_for_header(&vouch::names::fold(h)).is_some())
+        };
+        if let Some(j) = (1..cells.len()).find(|&j| is_metric(j) && scaled(cells[j]).is_some()) {
             for (what, new) in [
                 ("a wrong metric cell", scaled(cells[j]).unwrap()),
                 ("a blanked defined metric", String::new()),
@@ -557,6 +572,7 @@ fn single_defect_mutants_of_every_bundle_gain_a_failing_finding_in_the_right_fam
             "{kind}: {kinds:?}"
         );
     }
+    eprintln!("{caught} of {total} mutants caught; {kinds:?}; missed: {missed:?}");
     assert!(total >= 80, "only {total} mutants");
     assert!(
         caught * 100 >= total * 95,

@@ -84,6 +84,9 @@ pub struct Roles {
     /// The change over a span of years is admissible (`expanded by 225 bps between FY21 and
     /// FY25`).
     pub span: Option<(i32, i32)>,
+    /// The number is the sum of the values over `span` (`cumulative FCF over FY2020 to FY2024`),
+    /// and nothing else.
+    pub aggregate: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -324,7 +327,9 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
                     continue;
                 }
             }
-            let qualifier = matches!(prev.kind, MarkKind::Unknown(_))
+            // (An aggregate word is not a qualifier: `cumulative FCF` is a sum of FCF.)
+            let qualifier = matches!(&prev.kind, MarkKind::Unknown(t)
+                    if !AGGREGATES.contains(&t.to_lowercase().as_str()))
                 && joint.chars().all(|c| c == ' ' || c == '-');
             let joint_word = joint.trim_end_matches(['(', ' ']);
             if let (MarkKind::Known(a), MarkKind::Known(b), true) =
@@ -362,6 +367,7 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
     merged.sort_by_key(|m| m.start);
     // `OCF - NI`, `cash + STI`, `FCF less buybacks`: a combination with a word vouch does not
     // know is a combination still.
+    let names_at: Vec<usize> = merged.iter().map(|m| m.start).collect();
     for m in &mut merged {
         if matches!(m.kind, MarkKind::Unknown(_)) {
             continue;
@@ -389,6 +395,11 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
             .find_map(|w| t.strip_prefix(w))
         {
             (true, r)
+        } else if let Some(r) = ["and ", "& "].iter().find_map(|w| t.strip_prefix(w)) {
+            // `cash and investments`: joined to a word that names no item, a combination;
+            // `revenue and net income` stays two names.
+            let at = text.len() - r.trim_start().len();
+            (!names_at.contains(&at), r)
         } else {
             (false, t)
         };
@@ -548,6 +559,20 @@ const CHANGE_WORDS_PROSE: &[&str] = &[
     "growth",
     "compounded",
     "annual",
+];
+
+/// Words that make the figures after them in their clause sums over years.
+const AGGREGATES: &[&str] = &[
+    "cumulative",
+    "cumulatively",
+    "combined",
+    "aggregate",
+    "aggregated",
+    "sum",
+    "summed",
+    "totalled",
+    "totaled",
+    "altogether",
 ];
 
 /// Nouns right after an item that make the phrase its change (`AR increase of 1,260`).
@@ -1164,6 +1189,51 @@ fn read_sentence(
                 );
                 continue;
             }
+            // `Cumulatively FY2019-FY2024, FCF of 1,525`: a sum over years, not one year's value.
+            let aggregate = ws
+                .iter()
+                .filter(|w| w.start >= cl.start && w.end <= n.start)
+                .any(|w| AGGREGATES.contains(&w.lower.as_str()));
+            let clause_range = ranges.iter().find(|r| r.2 >= cl.start && r.3 <= cl.end);
+            if aggregate {
+                // Over a span its clause names, the sum of a money subject is recomputed.
+                let subject = cms
+                    .iter()
+                    .rev()
+                    .find(|m| m.end <= n.start)
+                    .or_else(|| cms.iter().find(|m| m.start >= n.end))
+                    .and_then(|m| subject_of(&m.kind).ok())
+                    .filter(|s| matches!(s, Subject::One(e) if money(ctx, *e)));
+                match (subject, clause_range) {
+                    (Some(subject), Some(r)) if n.unit == Unit::Bare => emit(
+                        n,
+                        Target::Tied {
+                            subject,
+                            years: vec![r.1],
+                            roles: Roles {
+                                only: Only::Value,
+                                span: Some((r.0, r.1)),
+                                aggregate: true,
+                                ..Default::default()
+                            },
+                            certain: cms
+                                .iter()
+                                .filter_map(|m| subject_of(&m.kind).ok())
+                                .all(|s| s == subject),
+                            own_years: true,
+                        },
+                        &plausible,
+                    ),
+                    _ => emit(
+                        n,
+                        Target::Unverified(
+                            "an aggregate over years (cumulative, total, combined)".into(),
+                        ),
+                        &plausible,
+                    ),
+                }
+                continue;
+            }
             // `DIO 110.1`, `EPS: 3.2`: an abbreviation vouch does not know, right before it.
             let lead = text[..n.start].trim_end_matches([' ', ':', '=', '(']);
             let before_word = lead
@@ -1404,7 +1474,29 @@ fn read_sentence(
                 between.push_str(&text[at.min(n.start)..n.start]);
                 carries_on(&between)
             });
+            // `-1.0% versus that peak`: a comparison with something that is no item.
+            let after_sentence = super::vocabulary::words(&text[n.end..e.max(n.end)]);
+            let own_past = after_sentence.iter().skip(1).take(3).any(|w| {
+                matches!(w.lower.as_str(), "prior" | "previous" | "last" | "earlier")
+                    || parse_year_label(&w.lower).is_some()
+            });
+            let vs_unknown = cues.comparison.at(&after_sentence, 0).is_some() && !own_past && {
+                let rest = &text[n.end..cl.end.max(n.end)];
+                let next_num = nums
+                    .iter()
+                    .find(|m| m.start >= n.end)
+                    .map_or(usize::MAX, |m| m.start);
+                let next_cut = cls.iter().find(|c| c.start > n.end).map_or(e, |c| c.end);
+                let _ = rest;
+                !ms.iter().any(|m| {
+                    m.start >= n.end
+                        && m.start < next_num
+                        && m.end <= next_cut
+                        && !matches!(m.kind, MarkKind::Unknown(_))
+                }) && next_num > next_cut
+            };
             let mut certain = carried
+                && !vs_unknown
                 && !unknown_near
                 && !differs
                 && (bound || !others || difference_pair)
@@ -1470,7 +1562,6 @@ fn read_sentence(
                     })
                     .map(|y| y.year),
             );
-            let clause_range = ranges.iter().find(|r| r.2 >= cl.start && r.3 <= cl.end);
             let mut span = None;
             let mut own_years = true;
             let years: Vec<i32> = if let Some(y) = adjacent {

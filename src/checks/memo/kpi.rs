@@ -319,6 +319,7 @@ fn check_label(
     let share = parse_decimal(&ctx.spec.memo.kpi_max_relative_interval).unwrap_or_else(|| int(0));
     // Parse every cell first: the scale is chosen over the whole label.
     let mut parsed: Vec<(&Cell, Option<usize>, Printed)> = Vec::new();
+    let mut unreadable = 0;
     for c in group {
         if ctx.spec.is_blank(c.text) {
             if let (Entity::Metric(m), Some(t)) = (entity, truth.year_index(c.year)) {
@@ -344,6 +345,24 @@ fn check_label(
             );
             continue;
         };
+        // A percent or a multiple under a money name (`FCF m.` for FCF margin): the label
+        // names something else than vouch reads; unverified, not wrong.
+        if unit == Unit::Money && (p.percent || p.multiple) {
+            unreadable += 1;
+            out.push(
+                Finding::info(
+                    "memo.unverified_number",
+                    format!(
+                        "KPI `{label}` {}: `{}` is unverified: a {} under a label vouch reads as a money item, so the label names something else",
+                        c.year,
+                        p.raw,
+                        if p.percent { "percent" } else { "multiple" }
+                    ),
+                )
+                .at(loc(c, label)),
+            );
+            continue;
+        }
         parsed.push((c, truth.year_index(c.year), p));
     }
     // Ratios (always metrics) are scaled by fit over the label's cells; the rest read as printed.
@@ -489,7 +508,7 @@ fn check_label(
     Coverage {
         verified: numeric - failed,
         contradicted: failed,
-        unverified: 0,
+        unverified: unreadable,
     }
 }
 

@@ -259,6 +259,26 @@ fn candidates(
     roles: &Roles,
 ) -> Vec<Candidate> {
     let mut out = Vec::new();
+    if roles.aggregate {
+        // The sum of the values over the span, when every year of it is defined.
+        if let Some((a, b)) = roles.span {
+            if let (Some(ta), Some(tb)) = (truth.year_index(a), truth.year_index(b)) {
+                for (variant, series) in subject_series(ctx, truth, metrics, s, t) {
+                    let total = series[ta.min(tb)..=tb.max(ta)]
+                        .iter()
+                        .try_fold(Num::zero(), |acc, v| v.as_ref().map(|v| &acc + v));
+                    if let Some(total) = total {
+                        out.push(Candidate {
+                            what: format!("sum {a}–{b}{variant}"),
+                            kind: Kind::Value,
+                            value: total,
+                        });
+                    }
+                }
+            }
+        }
+        return out;
+    }
     let values = matches!(roles.only, Only::Any | Only::Value);
     let changes = matches!(roles.only, Only::Any | Only::Change);
     let prior = match roles.only {
@@ -554,6 +574,7 @@ fn plausibly(
                 Vec::new()
             },
             span: p.span,
+            aggregate: false,
         };
         let mut scratch = Vec::new();
         let o = judge_claim(
@@ -574,7 +595,7 @@ fn plausibly(
 type CacheKey = (
     Subject,
     usize,
-    (bool, Only),
+    (bool, Only, bool),
     Option<(i32, i32)>,
     Vec<Subject>,
 );
@@ -647,7 +668,7 @@ fn judge_claim(
         let key = (
             subject,
             t,
-            (roles.prior, roles.only),
+            (roles.prior, roles.only, roles.aggregate),
             roles.span,
             roles.against.clone(),
         );

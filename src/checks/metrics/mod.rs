@@ -7,7 +7,7 @@ pub mod layout;
 use crate::checks::Context;
 use crate::names::{fold, percent_hint};
 use crate::numbers::{
-    fit_scale, judge, parse_number, show, show_k, Agreement, Num, Printed, Scale,
+    fit_scale, int, judge, parse_number, show, show_auto, show_k, Agreement, Num, Printed, Scale,
 };
 use crate::recompute::{Cell, MetricTruth};
 use crate::report::registry::CheckDef;
@@ -32,6 +32,7 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Metrics;
     "metrics.mixed_scale", Fail, "Cells of one ratio metric are printed on different scales (fraction vs percent).";
     "metrics.scale_hint", Warn, "A percent hint (header or % signs) contradicts the scale the values fit.";
     "metrics.imprecise", Warn, "A ratio or multiple is printed with fewer than 3 significant digits.";
+    "metrics.source_value", Fail, "A column named after a source line item prints a value that is not the source's, at any thousands scale (a misstated input).";
     "metrics.not_meaningful", Info, "A not-meaningful cell (negative denominator or base) is blank or holds its arithmetic value.";
 ];
 
@@ -101,6 +102,80 @@ pub fn number_detail(
         formula: Some(formula),
         variant: Some(variant.to_string()),
         scale: Some(scale.name().to_string()),
+    }
+}
+
+/// A column that repeats a source line item (`revenue`, `net_income`): each printed value must
+/// be the source's, read at one power of a thousand (millions for a source in thousands) and
+/// with either sign for a magnitude (capex). Blank cells claim nothing.
+fn source_echo(
+    ctx: &Context,
+    truth: &crate::recompute::Truth,
+    s: &RawSeries,
+    name: &str,
+    out: &mut Vec<Finding>,
+) {
+    let Some(i) = ctx.stmts.item_named(&fold(&s.label), ctx.spec) else {
+        return;
+    };
+    let item = &ctx.stmts.items[i];
+    let magnitude = item.is_magnitude(ctx.spec);
+    let scales: [Num; 5] = [
+        crate::numbers::one(),
+        int(1000),
+        int(1_000_000),
+        Num::ratio(1, 1000),
+        Num::ratio(1, 1_000_000),
+    ];
+    for c in &s.cells {
+        let (Some(y), Some(printed)) = (c.year, parse_number(&c.text)) else {
+            continue;
+        };
+        let Some(t) = truth.year_index(y) else {
+            continue;
+        };
+        let Some(x) = item.value(t) else { continue };
+        let signs = if magnitude {
+            vec![x.clone(), -x.clone()]
+        } else {
+            vec![x.clone()]
+        };
+        let agreements: Vec<Agreement> = scales
+            .iter()
+            .flat_map(|f| {
+                let pr = &printed;
+                signs.iter().map(move |v| judge(v, pr, f).agreement)
+            })
+            .collect();
+        if agreements.contains(&Agreement::Pass) || agreements.contains(&Agreement::Warn) {
+            continue;
+        }
+        let j = judge(x, &printed, &crate::numbers::one());
+        out.push(
+            Finding::fail(
+                "metrics.source_value",
+                format!(
+                    "`{}` {y}: `{}` is not the source's {} ({}) at any thousands scale; a misstated input",
+                    s.label,
+                    printed.raw,
+                    item.name,
+                    show_auto(x)
+                ),
+            )
+            .artifact(name)
+            .at(Location {
+                year: Some(y),
+                ..c.location.clone()
+            })
+            .number(NumberDetail {
+                printed: printed.raw.clone(),
+                interval: Some(printed.interval().to_string()),
+                recomputed: Some(show_auto(x)),
+                k: Some(show_k(&j.k)),
+                scale: Some("source units".into()),
+                ..Default::default()
+            }),
+        );
     }
 }
 
@@ -228,6 +303,9 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
         }
     }
     extra.sort_by_key(|(s, _)| s.location.row.or(s.location.line));
+    for (s, _) in extra.iter().filter(|(_, m)| m.is_none()) {
+        source_echo(ctx, truth, s, name, out);
+    }
     for (s, m) in extra {
         let message = match m {
             None => format!("`{}` is not a §2 metric; ignored", s.label),

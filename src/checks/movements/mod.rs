@@ -69,10 +69,79 @@ fn resolve_item(name: &str, spec: &Spec, stmts: &Statements) -> Option<Resolved>
             only_rule: None,
         });
     }
-    spec.metric_named(&folded).map(|m| Resolved {
-        item: ItemRef::Metric(m),
+    if let Some(m) = spec.metric_named(&folded) {
+        return Some(Resolved {
+            item: ItemRef::Metric(m),
+            only_rule: None,
+        });
+    }
+    abbreviated(&folded, spec, stmts).map(|item| Resolved {
+        item,
         only_rule: None,
     })
+}
+
+/// §9 token matching: the one item or metric an abbreviated name (`op_income`, `deferred_rev`,
+/// `ocf`, `ar`) or a prose name of the spec (`[memo] names`) stands for; none when several fit.
+fn abbreviated(folded: &str, spec: &Spec, stmts: &Statements) -> Option<ItemRef> {
+    let one = |found: Vec<ItemRef>| -> Option<ItemRef> {
+        let mut d: Vec<ItemRef> = Vec::new();
+        for f in found {
+            if !d.contains(&f) {
+                d.push(f);
+            }
+        }
+        match d[..] {
+            [x] => Some(x),
+            _ => None,
+        }
+    };
+    let prose = |key: &str| {
+        spec.memo
+            .names
+            .get(key)
+            .into_iter()
+            .flatten()
+            .any(|n| fold(n) == folded)
+    };
+    // The spec's own prose names first (`ar` is accounts receivable), then abbreviations.
+    let mut named = Vec::new();
+    let mut short = Vec::new();
+    for (c, col) in spec.source.columns.iter().enumerate() {
+        let Some(i) = stmts.item_index(c) else {
+            continue;
+        };
+        if prose(&col.name) {
+            named.push(ItemRef::Line(i));
+        }
+        if std::iter::once(&col.name)
+            .chain(&col.aliases)
+            .any(|n| crate::names::abbreviates(folded, &fold(n)))
+        {
+            short.push(ItemRef::Line(i));
+        }
+    }
+    for (i, item) in stmts.items.iter().enumerate() {
+        if item.column.is_none() && crate::names::abbreviates(folded, &item.name) {
+            short.push(ItemRef::Line(i));
+        }
+    }
+    for m in 0..spec.metrics.len() {
+        if prose(&spec.metrics[m].id) {
+            named.push(ItemRef::Metric(m));
+        }
+        if spec
+            .metric_aliases(m)
+            .any(|n| crate::names::abbreviates(folded, &fold(n)))
+        {
+            short.push(ItemRef::Metric(m));
+        }
+    }
+    if named.is_empty() {
+        one(short)
+    } else {
+        one(named)
+    }
 }
 
 /// Map a rule cell to a rule id: folds to an id, else the first rule whose token sequence the
@@ -123,8 +192,13 @@ fn other_reading(
     };
     let Some((prev, x)) = pair else { return false };
     let diff = &x - &prev;
+    // An absolute change is in the item's own units: money as printed, a ratio at the
+    // column's scale.
     let unit_scale = match flag.item {
         ItemRef::Line(_) => Scale::Fraction,
+        ItemRef::Metric(m) if ctx.spec.metrics[m].unit == crate::spec::Unit::Money => {
+            Scale::Fraction
+        }
         ItemRef::Metric(_) => s,
     };
     if [diff.clone(), -diff.clone()]
@@ -195,6 +269,9 @@ pub struct PrintedChange {
     pub printed: Printed,
     pub scale: Scale,
     pub location: Location,
+    /// Matched only as another reading of the column (an absolute change, a magnitude's
+    /// signs), not the rule's change: the metrics file's rule change does not apply.
+    pub other_reading: bool,
 }
 
 /// What the movements file said, for the consistency family.
@@ -424,19 +501,33 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
     let scale = fit_scale(pairs.iter().map(|(x, p)| (x, p)), hint).scale;
     for j in &judged {
         let Some(p) = &j.printed else { continue };
-        let s = if p.percent { Scale::Hundred } else { scale };
+        let mut s = if p.percent { Scale::Hundred } else { scale };
         let candidates: Vec<(&Num, &Flag)> = j
             .flags
             .iter()
             .flat_map(|f| f.changes.iter().map(move |c| (c, *f)))
             .collect();
-        let Some((best_a, x, flag)) = candidates
-            .iter()
-            .map(|(x, f)| (judge(x, p, &s.factor()).agreement, *x, *f))
-            .min_by_key(|(a, _, _)| *a)
-        else {
+        let best = |s: Scale| {
+            candidates
+                .iter()
+                .map(|(x, f)| (judge(x, p, &s.factor()).agreement, *x, *f))
+                .min_by_key(|(a, _, _)| *a)
+        };
+        let Some((mut best_a, mut x, mut flag)) = best(s) else {
             continue;
         };
+        // §9: a row may state its change at the other scale (yoy moves as fractions, point
+        // moves in points, in one column); with no `%` written, either is a plausible reading.
+        if best_a != Agreement::Pass && !p.percent {
+            let other = match s {
+                Scale::Fraction => Scale::Hundred,
+                Scale::Hundred => Scale::Fraction,
+            };
+            if let Some((a, x2, f2)) = best(other).filter(|b| b.0 == Agreement::Pass) {
+                (best_a, x, flag, s) = (a, x2, f2, other);
+            }
+        }
+        let alternative = best_a != Agreement::Pass && other_reading(ctx, truth, flag, p, s);
         let location = Location {
             line: Some(j.row.line),
             row: Some(j.row.row),
@@ -449,8 +540,9 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             printed: p.clone(),
             scale: s,
             location: location.clone(),
+            other_reading: alternative,
         });
-        if best_a == Agreement::Pass || other_reading(ctx, truth, flag, p, s) {
+        if best_a == Agreement::Pass || alternative {
             continue;
         }
         let jd = judge(x, p, &s.factor());
