@@ -96,6 +96,27 @@ pub fn render(report: &Report, style: &Style) -> String {
             }
         );
     }
+    // §9: how much of each artifact's figures was traced, one line each.
+    for (artifact, c) in &report.coverage {
+        if c.total() == 0 {
+            continue;
+        }
+        // A chart's figures are its plotted marks; every other artifact's, its printed numbers.
+        let what = if artifact.ends_with(".svg") {
+            "plotted values"
+        } else {
+            "numbers"
+        };
+        let _ = writeln!(
+            out,
+            "{}: {artifact}: {} of {} {what} traced to the source, {} contradicted, {} unverified",
+            paint("coverage", "1;36", style.color),
+            c.verified,
+            c.total(),
+            c.contradicted,
+            c.unverified
+        );
+    }
     let summary = report.check_summary();
     let failed = summary.iter().filter(|(_, s)| *s == Status::Fail).count();
     let warned = summary.iter().filter(|(_, s)| *s == Status::Warn).count();

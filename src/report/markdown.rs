@@ -30,6 +30,27 @@ pub fn render(report: &Report) -> String {
             "> **The source data itself is faulty** — fix the source before judging the agent.\n\n",
         );
     }
+    // §9: how much of each artifact's figures was traced.
+    let traced: Vec<_> = report
+        .coverage
+        .iter()
+        .filter(|(_, c)| c.total() > 0)
+        .collect();
+    if !traced.is_empty() {
+        out.push_str("| artifact | traced | contradicted | unverified |\n|---|---:|---:|---:|\n");
+        for (artifact, c) in traced {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} of {} | {} | {} |",
+                cell(artifact),
+                c.verified,
+                c.total(),
+                c.contradicted,
+                c.unverified
+            );
+        }
+        out.push('\n');
+    }
     let summary = report.check_summary();
     let bad: Vec<_> = summary.iter().filter(|(_, s)| *s >= Status::Warn).collect();
     if bad.is_empty() {

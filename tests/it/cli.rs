@@ -28,7 +28,14 @@ fn the_good_bundle_exits_zero_and_says_accept() {
     let (b, s) = good_args();
     let (code, out, err) = vouch(&["verify", &b, "--source", &s]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.starts_with("accept: "), "{out}");
+    assert!(out.lines().last().unwrap().starts_with("accept: "), "{out}");
+    // One coverage line per artifact whose figures were traced (§9).
+    assert!(
+        out.contains("coverage: investment_analysis.md: ")
+            && out.contains(" numbers traced to the source, 0 contradicted, ")
+            && out.contains("coverage: financial_trends.svg: 20 of 20 plotted values traced"),
+        "{out}"
+    );
     assert!(err.is_empty());
 }
 
