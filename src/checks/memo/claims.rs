@@ -1094,11 +1094,14 @@ fn read_sentence(
     }
     // The one money item the sentence names (else its paragraph's only subject), for a clause
     // that speaks of `growth` without naming what grew.
-    let sole_money: Option<Subject> = {
-        let own: Vec<Subject> = dedup(ms.iter().filter_map(|m| match m.kind {
-            MarkKind::Known(x) if money(ctx, x) => Some(Subject::One(x)),
-            _ => None,
-        }));
+    // Only items named before the clause count: a later clause's item is its own.
+    let sole_money = |clause_start: usize| -> Option<Subject> {
+        let own: Vec<Subject> = dedup(ms.iter().filter(|m| m.end <= clause_start).filter_map(
+            |m| match m.kind {
+                MarkKind::Known(x) if money(ctx, x) => Some(Subject::One(x)),
+                _ => None,
+            },
+        ));
         let any_own = ms.iter().any(|m| subject_of(&m.kind).is_ok());
         match (&own[..], &paragraph.subjects[..]) {
             ([one], _) => Some(*one),
@@ -1234,6 +1237,46 @@ fn read_sentence(
                 }
                 continue;
             }
+            // `below 1.0x`, `at least 15%`, `more than 2 points`: a bound, not a value.
+            let before_words = super::vocabulary::words(&text[cl.start.min(n.start)..n.start]);
+            let bound_word = before_words.last().is_some_and(|w| {
+                matches!(
+                    w.lower.as_str(),
+                    "below"
+                        | "above"
+                        | "under"
+                        | "over"
+                        | "beyond"
+                        | "exceeding"
+                        | "least"
+                        | "most"
+                        | "than"
+                        | "near"
+                        | "nearly"
+                        | "almost"
+                        | "around"
+                        | "about"
+                        | "approximately"
+                        | "roughly"
+                        | "circa"
+                        | "within"
+                )
+            }) || {
+                let t = text[..n.start].trim_end();
+                t.ends_with(['<', '>', '≥', '≤', '~', '≈'])
+                    && !t.ends_with("->")
+                    && !t.ends_with("=>")
+            };
+            if bound_word {
+                emit(
+                    n,
+                    Target::Unverified(
+                        "a bound or an approximation (`below 1.0x`, `about 50`)".into(),
+                    ),
+                    &plausible,
+                );
+                continue;
+            }
             // `DIO 110.1`, `EPS: 3.2`: an abbreviation vouch does not know, right before it.
             let lead = text[..n.start].trim_end_matches([' ', ':', '=', '(']);
             let before_word = lead
@@ -1331,8 +1374,8 @@ fn read_sentence(
                         (Some(p), true) => p.clone(),
                         // `Revenue rose …; FY2025 growth was 15.1%`: a bare `growth` is the
                         // growth of the one money item its sentence (or paragraph) names.
-                        _ if bare_growth(cl.start, cl.end) && sole_money.is_some() => {
-                            Ok(sole_money.expect("checked"))
+                        _ if bare_growth(cl.start, cl.end) && sole_money(cl.start).is_some() => {
+                            Ok(sole_money(cl.start).expect("checked"))
                         }
                         _ => {
                             emit(
