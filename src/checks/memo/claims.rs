@@ -1170,11 +1170,28 @@ fn read_sentence(
                 continue;
             }
             if range_end[ni] {
-                emit(
-                    n,
-                    Target::Unverified("one end of a range of values".into()),
-                    &plausible,
-                );
+                // `ranged 0.79x-1.48x`: each end is the value in one of the years of the item
+                // named before it; for verification only.
+                let item = cms
+                    .iter()
+                    .rev()
+                    .find(|m| m.end <= n.start)
+                    .and_then(|m| subject_of(&m.kind).ok());
+                let years: Vec<i32> = ctx.truth.map(|t| t.years.clone()).unwrap_or_default();
+                let target = match item {
+                    Some(subject) if !years.is_empty() => Target::Tied {
+                        subject,
+                        years,
+                        roles: Roles {
+                            only: Only::Value,
+                            ..Default::default()
+                        },
+                        certain: false,
+                        own_years: false,
+                    },
+                    _ => Target::Unverified("one end of a range of values".into()),
+                };
+                emit(n, target, &plausible);
                 continue;
             }
             // `3 of 4 years`, `243.0 of 574.2`: a count or a part of another figure.
@@ -1366,6 +1383,86 @@ fn read_sentence(
                 !before_tight && !share_follows
             });
             let own_mark = forward.or(before).or(after);
+            // `a 10.4% CAGR`, `18.2% revenue CAGR`: the compound annual growth of the money item
+            // named before it, over the sentence's years (else the source's), for verification.
+            let cagr_mark = [after, before].into_iter().flatten().find(|m| {
+                matches!(&m.kind, MarkKind::Unknown(t) if {
+                    let t = t.to_lowercase();
+                    t == "cagr" || t.starts_with("compound") || t.contains("annual growth")
+                })
+            });
+            if let (Some(cm), Unit::Percent) = (cagr_mark, n.unit) {
+                let item = ms
+                    .iter()
+                    .rev()
+                    .find(|m| m.end <= cm.start.max(n.start))
+                    .and_then(|m| match m.kind {
+                        MarkKind::Known(e) if money(ctx, e) => Some(Subject::One(e)),
+                        _ => None,
+                    });
+                let span = match (sentence_years.iter().min(), sentence_years.iter().max()) {
+                    (Some(&lo), Some(&hi)) if lo < hi => Some((lo, hi)),
+                    _ => ctx
+                        .truth
+                        .and_then(|t| Some((*t.years.first()?, *t.years.last()?))),
+                };
+                if let (Some(subject), Some((lo, hi))) = (item, span) {
+                    emit(
+                        n,
+                        Target::Tied {
+                            subject,
+                            years: vec![hi],
+                            roles: Roles {
+                                only: Only::Change,
+                                span: Some((lo, hi)),
+                                ..Default::default()
+                            },
+                            certain: false,
+                            own_years: false,
+                        },
+                        &plausible,
+                    );
+                    continue;
+                }
+            }
+            // `peaked at 3,010 in FY2022`, `a low of 1.20x`: an extreme is the value in one of
+            // the years (its own when written next to it), of the item named before; for
+            // verification only.
+            let extreme = [before, forward].into_iter().flatten().find(|m| {
+                matches!(&m.kind, MarkKind::Unknown(t) if matches!(
+                    t.to_lowercase().as_str(),
+                    "peak" | "peaked" | "low" | "lowest" | "high" | "highest" | "trough" | "max"
+                        | "min" | "maximum" | "minimum"
+                ))
+            });
+            if let Some(xm) = extreme {
+                let item = ms
+                    .iter()
+                    .rev()
+                    .find(|m| m.end <= xm.start)
+                    .and_then(|m| subject_of(&m.kind).ok());
+                let years: Vec<i32> = match adjacent_year(text, &cys, &ranged, &cnums, &n) {
+                    Some(y) => vec![y.year],
+                    None => ctx.truth.map(|t| t.years.clone()).unwrap_or_default(),
+                };
+                if let (Some(subject), false) = (item, years.is_empty()) {
+                    emit(
+                        n,
+                        Target::Tied {
+                            subject,
+                            years,
+                            roles: Roles {
+                                only: Only::Value,
+                                ..Default::default()
+                            },
+                            certain: false,
+                            own_years: false,
+                        },
+                        &plausible,
+                    );
+                    continue;
+                }
+            }
             let mut subject: Result<Subject, String> = match (forward, before) {
                 (Some(m), _) | (None, Some(m)) => subject_of(&m.kind),
                 (None, None) => match cms.iter().find(|m| m.start >= n.end) {

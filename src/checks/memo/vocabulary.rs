@@ -153,10 +153,19 @@ impl Vocabulary {
         let mut out = Vec::new();
         let mut i = 0;
         while i < words.len() {
+            // The last word of a name may be written in the plural (`operating margins`,
+            // `current ratios`); a one-word name must be written as it is.
+            let same = |a: &String, b: &Word, last: bool, long: bool| {
+                *a == b.lower || (last && long && b.lower.strip_suffix('s') == Some(a.as_str()))
+            };
             let found = self.by_first.get(&words[i].lower).and_then(|cands| {
                 cands.iter().find(|(ws, _)| {
                     i + ws.len() <= words.len()
-                        && ws.iter().zip(&words[i..]).all(|(a, b)| *a == b.lower)
+                        && ws
+                            .iter()
+                            .zip(&words[i..])
+                            .enumerate()
+                            .all(|(k, (a, b))| same(a, b, k + 1 == ws.len(), ws.len() > 1))
                 })
             });
             match found {

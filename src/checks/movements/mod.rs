@@ -214,6 +214,24 @@ fn other_reading(
         && judge(&(-&diff / prev.abs()), p, &s.factor()).agreement == Agreement::Pass
 }
 
+/// A change written in points (`+12.56 pp`, `-9.4 pts`, `3.1 points`): read as a percent, the
+/// scale it is printed at.
+fn points(cell: &str) -> Option<Printed> {
+    let t = cell.trim();
+    let lower = t.to_ascii_lowercase();
+    let body = ["percentage points", "points", "pts", "ppts", "ppt", "pp"]
+        .iter()
+        .find_map(|u| lower.strip_suffix(u))?;
+    let n = t[..body.len()].trim_end();
+    let mut p = parse_number(n)?;
+    if p.percent || p.multiple {
+        return None;
+    }
+    p.percent = true;
+    p.raw = t.to_string();
+    Some(p)
+}
+
 /// A line item that is zero in year `t - 1` and non-zero in `t`.
 fn zero_base(stmts: &Statements, item: ItemRef, t: usize) -> bool {
     let ItemRef::Line(i) = item else { return false };
@@ -462,7 +480,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             .as_deref()
             .filter(|c| !spec.is_blank(c))
             .and_then(|c| {
-                let p = parse_number(c);
+                let p = parse_number(c).or_else(|| points(c));
                 if p.is_none() {
                     out.push(
                         Finding::fail("movements.change", format!("change `{c}` is not a number"))
