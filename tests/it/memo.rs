@@ -314,6 +314,41 @@ fn evidence_needs_a_year_and_a_file_in_the_same_paragraph() {
 }
 
 #[test]
+fn an_evidence_table_under_a_caption_citing_the_file_backs_a_topic() {
+    // Without the sentence, capex is only in a table row with its year, under a caption citing
+    // the file: traceable, so no missing evidence.
+    let without = edited(
+        "Capital expenditures rose 57.70% in FY2023 (northstar_cloud_financial_statements.csv).",
+        "Capital expenditures rose 57.70% in FY2023.",
+    );
+    let with_table = without.replacen(
+        "## Bull case",
+        "Flags from `unusual_movements.csv`:\n\n| Year | Item | Change |\n|---|---|---|\n| FY2023 | capex | +57.70% |\n\n## Bull case",
+        1,
+    );
+    assert_ne!(with_table, without, "the memo has a Bull case heading");
+    let r = verify_memo(&with_table);
+    assert!(
+        findings_of(&r, "memo.missing_evidence").is_empty(),
+        "{}",
+        dump(&r)
+    );
+    // The same table with no caption citing a file does not.
+    let bare = without.replacen(
+        "## Bull case",
+        "Flags:\n\n| Year | Item | Change |\n|---|---|---|\n| FY2023 | capex | +57.70% |\n\n## Bull case",
+        1,
+    );
+    let r = verify_memo(&bare);
+    assert_eq!(
+        findings_of(&r, "memo.missing_evidence").len(),
+        1,
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
 fn upload_prefixes_and_paths_are_stripped_from_file_citations_and_urls_are_ignored() {
     let r = verify_memo(&edited(
         "(northstar_cloud_financial_statements.csv). Interest",

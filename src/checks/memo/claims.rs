@@ -255,7 +255,14 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
     let mut unknown: Vec<Mark> = Vec::new();
     let mut i = 0;
     while i < ws.len() {
-        if let Some(n) = cues.undefined.at(ws, i) {
+        // A phrase does not run across punctuation (or masked years: `in FY2021, …; total`).
+        let n = cues.undefined.at(ws, i).filter(|&n| {
+            !text[ws[i].start..ws[i + n - 1].end].contains([',', ';', ':', '.', '(', ')'])
+                && ws[i..i + n]
+                    .windows(2)
+                    .all(|w| text[w[0].end..w[1].start].trim().len() <= 1)
+        });
+        if let Some(n) = n {
             unknown.push(Mark {
                 kind: MarkKind::Unknown(text[ws[i].start..ws[i + n - 1].end].to_string()),
                 start: ws[i].start,
@@ -1109,6 +1116,13 @@ fn read_sentence(
             _ => None,
         }
     };
+    let bare_list = |a: usize, b: usize| {
+        ws.iter().filter(|w| w.start >= a && w.end <= b).all(|w| {
+            w.lower.starts_with(|c: char| c.is_ascii_digit())
+                || parse_year_label(&w.lower).is_some()
+                || matches!(w.lower.as_str(), "fy" | "x" | "pp" | "m" | "and" | "in")
+        })
+    };
     let bare_growth = |a: usize, b: usize| {
         ws.iter()
             .filter(|w| w.start >= a && w.end <= b)
@@ -1295,7 +1309,11 @@ fn read_sentence(
                 continue;
             }
             // `DIO 110.1`, `EPS: 3.2`: an abbreviation vouch does not know, right before it.
-            let lead = text[..n.start].trim_end_matches([' ', ':', '=', '(']);
+            let mut lead = text[..n.start].trim_end_matches([' ', ':', '=', '(']);
+            // Past a year label (`DIO FY2020 111.3`).
+            if let Some(y) = ys.iter().rev().find(|y| y.end == lead.len()) {
+                lead = text[..y.start].trim_end_matches([' ', ':', '=', '(']);
+            }
             let before_word = lead
                 .rsplit(|c: char| !c.is_alphanumeric())
                 .next()
@@ -1400,12 +1418,24 @@ fn read_sentence(
                         MarkKind::Known(e) if money(ctx, e) => Some(Subject::One(e)),
                         _ => None,
                     });
-                let span = match (sentence_years.iter().min(), sentence_years.iter().max()) {
+                let stated = match (sentence_years.iter().min(), sentence_years.iter().max()) {
                     (Some(&lo), Some(&hi)) if lo < hi => Some((lo, hi)),
-                    _ => ctx
-                        .truth
-                        .and_then(|t| Some((*t.years.first()?, *t.years.last()?))),
+                    _ => None,
                 };
+                let span = stated.or_else(|| {
+                    ctx.truth
+                        .and_then(|t| Some((*t.years.first()?, *t.years.last()?)))
+                });
+                // Certain when its span is the sentence's own two years and one item is named
+                // before it (`Revenue grew from 9,030 (FY2018) to 17,606 (FY2022), an 18.2% CAGR`).
+                let one_item = dedup(
+                    ms.iter()
+                        .filter(|m| m.end <= cm.start.max(n.start))
+                        .filter_map(|m| subject_of(&m.kind).ok()),
+                )
+                .len()
+                    == 1;
+                let certain_cagr = stated.is_some() && sentence_years.len() == 2 && one_item;
                 if let (Some(subject), Some((lo, hi))) = (item, span) {
                     emit(
                         n,
@@ -1417,7 +1447,7 @@ fn read_sentence(
                                 span: Some((lo, hi)),
                                 ..Default::default()
                             },
-                            certain: false,
+                            certain: certain_cagr,
                             own_years: false,
                         },
                         &plausible,
@@ -1469,6 +1499,13 @@ fn read_sentence(
                     Some(m) if glue_only(&text[n.end..m.start]) => subject_of(&m.kind),
                     _ => match (&previous_subject, cl.comparison) {
                         (Some(p), true) => p.clone(),
+                        // `Cash conversion: FY2020 1.45x; FY2021 1.49x; …`: a clause of years
+                        // and figures only continues the list of the clause before.
+                        (Some(p @ Ok(_)), false)
+                            if cms.is_empty() && bare_list(cl.start, cl.end) =>
+                        {
+                            p.clone()
+                        }
                         // `Revenue rose …; FY2025 growth was 15.1%`: a bare `growth` is the
                         // growth of the one money item its sentence (or paragraph) names.
                         _ if bare_growth(cl.start, cl.end) && sole_money(cl.start).is_some() => {
@@ -1786,6 +1823,9 @@ fn read_sentence(
             previous_subject = Some(cs);
         } else if let Some(m) = cms.last() {
             previous_subject = Some(subject_of(&m.kind));
+        } else if !cnums.is_empty() {
+            // Figures of nothing vouch could name (`DIO FY2020 111.3`) break the chain.
+            previous_subject = None;
         }
     }
 }
@@ -2070,7 +2110,7 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
             if matches!(col, Column::Year | Column::Label) || (j == 0 && !year_cols.is_empty()) {
                 continue;
             }
-            let mut nums = numbers(&cell.text);
+            let nums = numbers(&cell.text);
             if nums.is_empty() {
                 continue;
             }
@@ -2087,8 +2127,15 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
             let ws = super::vocabulary::words(&cell.text);
             let ms = marks(ctx, vocab, cues, &cell.text, &ws);
             let cell_years = super::years::years(&cell.text);
-            // A cell with words of its own is read as a sentence, in the row's year.
+            // A cell with words of its own is read as prose, in the row's year: its years masked
+            // (a year is not a figure), sentence by sentence.
             if !ms.is_empty() {
+                let mut masked = cell.text.clone();
+                for y in &cell_years {
+                    masked.replace_range(y.start..y.end, &" ".repeat(y.end - y.start));
+                }
+                let ws = super::vocabulary::words(&masked);
+                let ms = marks(ctx, vocab, cues, &masked, &ws);
                 let default: Vec<i32> = row_year
                     .or(match col {
                         Column::InYear(y) => Some(y),
@@ -2096,15 +2143,41 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                     })
                     .into_iter()
                     .collect();
-                nums.retain(|n| !skipped(ctx, n));
-                if !nums.is_empty() {
+                let all: Vec<NumberMention> = numbers(&masked)
+                    .into_iter()
+                    .filter(|n| !skipped(ctx, n))
+                    .collect();
+                for (a, b) in cell_sentences(&masked) {
+                    let mut nums: Vec<NumberMention> = all
+                        .iter()
+                        .filter(|n| n.start >= a && n.end <= b)
+                        .cloned()
+                        .collect();
+                    if nums.is_empty() {
+                        continue;
+                    }
+                    let sws: Vec<Word> = ws
+                        .iter()
+                        .filter(|w| w.start >= a && w.end <= b)
+                        .cloned()
+                        .collect();
+                    let sys: Vec<YearMention> = cell_years
+                        .iter()
+                        .filter(|y| y.start >= a && y.end <= b)
+                        .cloned()
+                        .collect();
+                    let sms: Vec<Mark> = ms
+                        .iter()
+                        .filter(|m| m.start >= a && m.end <= b)
+                        .cloned()
+                        .collect();
                     read_sentence(
                         ctx,
                         cues,
-                        &cell.text,
-                        &ws,
-                        &cell_years,
-                        &ms,
+                        &masked,
+                        &sws,
+                        &sys,
+                        &sms,
                         &mut nums,
                         &default,
                         &row_subjects,
@@ -2228,6 +2301,21 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
             }
         }
     }
+}
+
+/// The sentences of a table cell: split after `. ` (a full stop before white space).
+fn cell_sentences(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let b = text.as_bytes();
+    for i in 0..b.len() {
+        if b[i] == b'.' && b.get(i + 1).is_some_and(|c| c.is_ascii_whitespace()) {
+            out.push((start, i + 1));
+            start = i + 1;
+        }
+    }
+    out.push((start, text.len()));
+    out
 }
 
 fn has_number(text: &str) -> bool {

@@ -2,6 +2,11 @@
 //! discussed in one paragraph (a blank-line block or a list item) that also cites a source year
 //! and a file name (in its text or a link destination). Terms match as whole words,
 //! case-insensitively, except the topic's case-sensitive terms (`AR`, `SBC`).
+//!
+//! A table row is such a paragraph when it names the topic and a year, and the file is cited in
+//! the row, in the table's header row or in the paragraph right before the table (its caption):
+//! an evidence tie-out table (`| Receivables | AR 301.2 (2020) → 420.3 (2024) |` under `Fact
+//! (source: calculated_metrics.csv, years)`) traces the claim as well as prose does.
 
 use super::parse::{BlockKind, Doc};
 use super::vocabulary::contains_term;
@@ -11,11 +16,35 @@ use crate::report::Finding;
 
 pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
     let years = ctx.years().unwrap_or(&[]);
+    let cites = |s: &Scan| !s.files.is_empty() || !s.link_files.is_empty();
+    // For each table row block: whether its table's header or caption cites a file.
+    let mut table_cites = vec![false; doc.blocks.len()];
+    let mut i = 0;
+    while i < doc.blocks.len() {
+        if doc.blocks[i].kind != BlockKind::TableRow {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < doc.blocks.len() && doc.blocks[i].kind == BlockKind::TableRow {
+            i += 1;
+        }
+        let caption = start
+            .checked_sub(1)
+            .is_some_and(|p| doc.blocks[p].kind == BlockKind::Paragraph && cites(&scans[p]));
+        let header = cites(&scans[start]);
+        for c in &mut table_cites[start..i] {
+            *c = caption || header;
+        }
+    }
     for topic in &ctx.spec.memo.evidence {
         let mut mentioned_at = None;
         let mut ok = false;
-        for (b, s) in doc.blocks.iter().zip(scans) {
-            if !matches!(b.kind, BlockKind::Paragraph | BlockKind::ListItem) {
+        for (index, (b, s)) in doc.blocks.iter().zip(scans).enumerate() {
+            if !matches!(
+                b.kind,
+                BlockKind::Paragraph | BlockKind::ListItem | BlockKind::TableRow
+            ) {
                 continue;
             }
             let ws = &s.words;
@@ -33,7 +62,7 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
             mentioned_at.get_or_insert(b.line);
             let cites_year = s.years.iter().any(|y| years.contains(&y.year))
                 || s.link_years.iter().any(|(y, _)| years.contains(y));
-            let cites_file = !s.files.is_empty() || !s.link_files.is_empty();
+            let cites_file = cites(s) || (b.kind == BlockKind::TableRow && table_cites[index]);
             if cites_year && cites_file {
                 ok = true;
                 break;

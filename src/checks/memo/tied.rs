@@ -380,6 +380,16 @@ fn candidates(
                                 &d / xa.abs(),
                             );
                         }
+                        // `across FY2021-FY2024`: from the span's opening balance (the year
+                        // before its first) to its last.
+                        if let Some(Some(x0)) = ta.checked_sub(1).and_then(|u| series.get(u)) {
+                            push_signed(
+                                &mut out,
+                                format!("change from the opening of {a}–{b}{variant}"),
+                                Kind::Change,
+                                xb - x0,
+                            );
+                        }
                         if let Some(r) = compound_rate(xa, xb, tb.abs_diff(ta)) {
                             push_signed(
                                 &mut out,
@@ -471,12 +481,6 @@ pub fn check(
 ) {
     let mut cache: Cache = HashMap::new();
     for c in claims {
-        if std::env::var_os("VOUCH_DEBUG_CLAIMS").is_some() {
-            eprintln!(
-                "DEBUG L{} `{}` {:?}",
-                c.line, c.number.printed.raw, c.target
-            );
-        }
         let outcome = match &c.target {
             Target::Unverified(why) => Outcome::Unverified(why.clone()),
             Target::Ambiguous(why) => {

@@ -137,11 +137,45 @@ fn abbreviated(folded: &str, spec: &Spec, stmts: &Statements) -> Option<ItemRef>
             short.push(ItemRef::Metric(m));
         }
     }
-    if named.is_empty() {
-        one(short)
-    } else {
-        one(named)
+    if !named.is_empty() {
+        return one(named);
     }
+    if let Some(found) = one(short) {
+        return Some(found);
+    }
+    // `capex_spend`, `revenue_usd_m`: a name followed by words that only describe it.
+    let toks: Vec<&str> = crate::names::tokens(folded).collect();
+    let describes = |w: &str| {
+        matches!(
+            w,
+            "spend"
+                | "amount"
+                | "value"
+                | "level"
+                | "balance"
+                | "total"
+                | "usd"
+                | "m"
+                | "mm"
+                | "k"
+                | "bn"
+                | "millions"
+                | "thousands"
+                | "reported"
+        ) || spec.metrics_file.header_descriptors.iter().any(|d| d == w)
+    };
+    let mut n = toks.len();
+    while n > 1 && describes(toks[n - 1]) {
+        n -= 1;
+        let head = toks[..n].join("_");
+        if let Some(i) = stmts.item_named(&head, spec) {
+            return Some(ItemRef::Line(i));
+        }
+        if let Some(m) = spec.metric_named(&head) {
+            return Some(ItemRef::Metric(m));
+        }
+    }
+    None
 }
 
 /// Map a rule cell to a rule id: folds to an id, else the first rule whose token sequence the
