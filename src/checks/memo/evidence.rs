@@ -3,8 +3,9 @@
 //! and a file name (in its text or a link destination). Terms match as whole words,
 //! case-insensitively, except the topic's case-sensitive terms (`AR`, `SBC`).
 //!
-//! A table row is such a paragraph when it names the topic and a year, and the file is cited in
-//! the row, in the table's header row or in the paragraph right before the table (its caption):
+//! A table row is such a paragraph when it names the topic and a year (in the row, or in the
+//! header of a table with years as columns), and the file is cited in the row, in the table's
+//! header row or in the paragraph right before the table (its caption):
 //! an evidence tie-out table (`| Receivables | AR 301.2 (2020) → 420.3 (2024) |` under `Fact
 //! (source: calculated_metrics.csv, years)`) traces the claim as well as prose does.
 
@@ -17,8 +18,10 @@ use crate::report::Finding;
 pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
     let years = ctx.years().unwrap_or(&[]);
     let cites = |s: &Scan| !s.files.is_empty() || !s.link_files.is_empty();
-    // For each table row block: whether its table's header or caption cites a file.
+    // For each table row block: whether its table's header or caption cites a file, and whether
+    // its header names a source year (years as columns).
     let mut table_cites = vec![false; doc.blocks.len()];
+    let mut table_years = vec![false; doc.blocks.len()];
     let mut i = 0;
     while i < doc.blocks.len() {
         if doc.blocks[i].kind != BlockKind::TableRow {
@@ -33,8 +36,12 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
             .checked_sub(1)
             .is_some_and(|p| doc.blocks[p].kind == BlockKind::Paragraph && cites(&scans[p]));
         let header = cites(&scans[start]);
+        let header_years = scans[start].years.iter().any(|y| years.contains(&y.year));
         for c in &mut table_cites[start..i] {
             *c = caption || header;
+        }
+        for c in &mut table_years[start..i] {
+            *c = header_years;
         }
     }
     for topic in &ctx.spec.memo.evidence {
@@ -61,7 +68,8 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
             }
             mentioned_at.get_or_insert(b.line);
             let cites_year = s.years.iter().any(|y| years.contains(&y.year))
-                || s.link_years.iter().any(|(y, _)| years.contains(y));
+                || s.link_years.iter().any(|(y, _)| years.contains(y))
+                || (b.kind == BlockKind::TableRow && table_years[index]);
             let cites_file = cites(s) || (b.kind == BlockKind::TableRow && table_cites[index]);
             if cites_year && cites_file {
                 ok = true;

@@ -391,8 +391,21 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
                 !f.is_empty()
             })
         };
+        // A row naming a rule is read the way that rule fires (`accounts_receivable` under the
+        // receivables rule is receivables growth, though its own yoy move fires another rule).
+        let named_rule = row.rule.as_deref().and_then(|r| resolve_rule(r, spec));
+        let fires_named = |r: &Resolved| {
+            named_rule.is_some_and(|nr| {
+                row_t.is_some_and(|t| {
+                    supporting(truth, metrics, t, r.item)
+                        .iter()
+                        .any(|f| f.basis == Basis::Rule(nr))
+                })
+            })
+        };
         let chosen = match (through, plain) {
             (Some(th), Some(p)) if fires(&th) && !fires(&p) => Some(th),
+            (Some(th), Some(p)) if fires_named(&th) && !fires_named(&p) => Some(th),
             (_, Some(p)) => Some(p),
             (th, None) => th,
         };
