@@ -451,6 +451,13 @@ fn binds(text: &str) -> bool {
         })
 }
 
+/// The sentence's words that lie within `a..b` (the words are in text order).
+fn span_words(ws: &[Word], a: usize, b: usize) -> &[Word] {
+    let s = ws.partition_point(|w| w.start < a);
+    let e = ws.partition_point(|w| w.end <= b).max(s);
+    &ws[s..e]
+}
+
 /// Text between a year and the number right after it that makes the year that number's
 /// (`FY2022 21.0%`, `FY2021: 1.25x`).
 fn leads(text: &str) -> bool {
@@ -1269,7 +1276,7 @@ fn read_sentence(
                 continue;
             }
             // `below 1.0x`, `at least 15%`, `more than 2 points`: a bound, not a value.
-            let before_words = super::vocabulary::words(&text[cl.start.min(n.start)..n.start]);
+            let before_words = span_words(ws, cl.start.min(n.start), n.start);
             let bound_word = before_words.last().is_some_and(|w| {
                 matches!(
                     w.lower.as_str(),
@@ -1612,8 +1619,8 @@ fn read_sentence(
                         }))
             });
             // `362.3 less than net income`, `2 points above`: a difference from something else.
-            let after_words = super::vocabulary::words(&text[n.end..cl.end]);
-            let differs = cues.difference.at(&after_words, 0).is_some()
+            let after_words = span_words(ws, n.end, cl.end);
+            let differs = cues.difference.at(after_words, 0).is_some()
                 || after_words.first().is_some_and(|w| {
                     matches!(
                         w.lower.as_str(),
@@ -1652,12 +1659,12 @@ fn read_sentence(
                 carries_on(&between)
             });
             // `-1.0% versus that peak`: a comparison with something that is no item.
-            let after_sentence = super::vocabulary::words(&text[n.end..e.max(n.end)]);
+            let after_sentence = span_words(ws, n.end, e.max(n.end));
             let own_past = after_sentence.iter().skip(1).take(3).any(|w| {
                 matches!(w.lower.as_str(), "prior" | "previous" | "last" | "earlier")
                     || parse_year_label(&w.lower).is_some()
             });
-            let vs_unknown = cues.comparison.at(&after_sentence, 0).is_some() && !own_past && {
+            let vs_unknown = cues.comparison.at(after_sentence, 0).is_some() && !own_past && {
                 let rest = &text[n.end..cl.end.max(n.end)];
                 let next_num = nums
                     .iter()
@@ -1703,7 +1710,7 @@ fn read_sentence(
             // `FCF not retained in cash + STI: 40.7`: a name after a preposition, another before
             // it in the clause, may be the complement, not what the figure is of.
             if let Some(o) = own_mark {
-                let before_words = super::vocabulary::words(&text[cl.start..o.start]);
+                let before_words = span_words(ws, cl.start, o.start);
                 let prep = before_words.last().is_some_and(|w| {
                     matches!(
                         w.lower.as_str(),
@@ -1719,7 +1726,7 @@ fn read_sentence(
             }
             // `AR increase of 1,260 equals 22.4% of OCF`: a share of a change.
             if let (Some(_), Some(m)) = (share_base, own_mark) {
-                let next = super::vocabulary::words(&text[m.end..cl.end.max(m.end)]);
+                let next = span_words(ws, m.end, cl.end.max(m.end));
                 if next
                     .first()
                     .is_some_and(|w| CHANGE_NOUNS.contains(&w.lower.as_str()))

@@ -572,7 +572,12 @@ fn plausibly(
         let roles = Roles {
             prior: true,
             only: Only::Any,
-            against: if p.against {
+            // Differences of rates only stand for rates.
+            against: if p.against
+                && matches!(
+                    c.number.unit,
+                    Unit::Percent | Unit::Points | Unit::BasisPoints
+                ) {
                 p.subjects.iter().copied().filter(|o| o != s).collect()
             } else {
                 Vec::new()
@@ -666,21 +671,24 @@ fn judge_claim(
         std::iter::once(p).chain(negative.as_ref()).collect();
     let mut any_raw = false;
     let mut any_fit = false;
-    let mut best: Option<(Judgement, String, String, i64, i32, Num)> = None;
-    let mut listed: Vec<String> = Vec::new();
-    for &(year, t) in &located {
-        let key = (
+    // The nearest candidate so far: (judgement, year, year index, candidate index, scale). Its
+    // words are written only when a finding needs them.
+    let mut best: Option<(Judgement, i32, usize, usize, i64)> = None;
+    let key_of = |t: usize| {
+        (
             subject,
             t,
             (roles.prior, roles.only, roles.aggregate),
             roles.span,
             roles.against.clone(),
-        );
+        )
+    };
+    for &(year, t) in &located {
         let cands = cache
-            .entry(key)
+            .entry(key_of(t))
             .or_insert_with(|| candidates(ctx, truth, metrics, subject, t, roles));
         any_raw |= !cands.is_empty();
-        for c in cands.iter() {
+        for (ci, c) in cands.iter().enumerate() {
             let sc = scales(n.unit, c.kind, nat);
             if sc.is_empty() {
                 continue;
@@ -696,31 +704,38 @@ fn judge_claim(
                         .as_ref()
                         .is_none_or(|(b, ..)| (j.agreement, &j.k) < (b.agreement, &b.k));
                     if better {
-                        best = Some((
-                            j,
-                            c.what.clone(),
-                            c.show(nat == Nature::Rate),
-                            scale,
-                            year,
-                            c.value.clone(),
-                        ));
+                        best = Some((j, year, t, ci, scale));
                     }
                 }
             }
-            let shown = format!("{} {}", c.what, c.show(nat == Nature::Rate));
-            let prefix = if located.len() > 1 {
-                format!("{year}: ")
-            } else {
-                String::new()
-            };
-            let entry = format!("{prefix}{shown}");
-            let signed_change =
-                c.value.is_negative() && c.kind != Kind::Value && c.kind != Kind::Prior;
-            if !signed_change && !listed.contains(&entry) {
-                listed.push(entry);
-            }
         }
     }
+    // What the message lists: every candidate that fits the unit, once.
+    let listed = || {
+        let mut listed: Vec<String> = Vec::new();
+        for &(year, t) in &located {
+            let Some(cands) = cache.get(&key_of(t)) else {
+                continue;
+            };
+            for c in cands
+                .iter()
+                .filter(|c| !scales(n.unit, c.kind, nat).is_empty())
+            {
+                let prefix = if located.len() > 1 {
+                    format!("{year}: ")
+                } else {
+                    String::new()
+                };
+                let entry = format!("{prefix}{} {}", c.what, c.show(nat == Nature::Rate));
+                let signed_change =
+                    c.value.is_negative() && c.kind != Kind::Value && c.kind != Kind::Prior;
+                if !signed_change && !listed.contains(&entry) {
+                    listed.push(entry);
+                }
+            }
+        }
+        listed
+    };
     if !any_raw {
         // Undefined in every year: a single-year claim on a defined subject is wrong for certain.
         if let ([(year, _)], Subject::One(_)) = (&located[..], subject) {
@@ -757,9 +772,16 @@ fn judge_claim(
             name()
         ));
     }
-    let Some((j, what, shown, scale, year, best_value)) = best else {
+    let Some((j, year, bt, bi, scale)) = best else {
         return Outcome::Unverified("nothing to compare it with".into());
     };
+    let bc = &cache[&key_of(bt)][bi];
+    let (what, shown, best_value) = (
+        bc.what.clone(),
+        bc.show(nat == Nature::Rate),
+        bc.value.clone(),
+    );
+    let listed = listed();
     let mut d = detail();
     d.k = Some(show_k(&j.k));
     d.recomputed = Some(show_auto(&(&best_value * int(scale))));
