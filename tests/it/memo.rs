@@ -634,3 +634,72 @@ fn a_narrative_memo_with_common_agent_phrasing_passes() {
         assert_eq!(findings_of(&r, id).len(), 1, "{from} -> {to}\n{}", dump(&r));
     }
 }
+
+mod reader_never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces of agent prose: names, cue words, years, figures in every unit, punctuation and
+    /// Markdown structure (tables, lists, parentheses, arrows).
+    fn piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("revenue".to_string()),
+            Just("net income".to_string()),
+            Just("operating margin".to_string()),
+            Just("FCF".to_string()),
+            Just("cash + STI".to_string()),
+            Just("OCF - NI".to_string()),
+            Just("cumulative".to_string()),
+            Just("CAGR".to_string()),
+            Just("peaked at".to_string()),
+            Just("growth".to_string()),
+            Just("vs".to_string()),
+            Just("from".to_string()),
+            Just("to".to_string()),
+            Just("of".to_string()),
+            Just("below".to_string()),
+            Just("and".to_string()),
+            Just("in".to_string()),
+            Just("DIO".to_string()),
+            Just("->".to_string()),
+            Just("→".to_string()),
+            Just("(".to_string()),
+            Just(")".to_string()),
+            Just(";".to_string()),
+            Just(",".to_string()),
+            Just(":".to_string()),
+            Just(". ".to_string()),
+            Just("\n".to_string()),
+            Just("\n\n".to_string()),
+            Just("| ".to_string()),
+            Just("|---|---|\n".to_string()),
+            Just("- ".to_string()),
+            Just("## Bull case\n".to_string()),
+            (2019i32..2027).prop_map(|y| format!("FY{y}")),
+            (2019i32..2027).prop_map(|y| y.to_string()),
+            (-500i32..5000).prop_map(|v| format!("{:.1}%", v as f64 / 10.0)),
+            (-500i32..5000).prop_map(|v| format!("{:.2}x", v as f64 / 100.0)),
+            (-5000i32..50000).prop_map(|v| format!(
+                "${},{:03}.{}",
+                v / 1000,
+                (v % 1000).abs(),
+                v.rem_euclid(10)
+            )),
+            (-50i32..50).prop_map(|v| format!("{v:+} pp")),
+            (0i32..100).prop_map(|v| format!("{v}:{v:02}")),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+        #[test]
+        fn any_memo_like_text_is_read_and_judged_without_panicking(
+            ps in proptest::collection::vec(piece(), 0..80)
+        ) {
+            let body = ps.join(" ");
+            let text = format!("{}\n\n{body}\n", memo());
+            let reading = read_memo(&text);
+            prop_assert!(reading.coverage.total() > 0);
+        }
+    }
+}
