@@ -570,7 +570,6 @@ const CHANGE_WORDS_PROSE: &[&str] = &[
     "slower",
     "outgrew",
     "outpaced",
-    "growth",
     "compounded",
     "annual",
 ];
@@ -1156,6 +1155,7 @@ fn read_sentence(
     for cl in &cls {
         let in_clause = |a: usize, b: usize| a >= cl.start && b <= cl.end;
         let cms: Vec<&Mark> = ms.iter().filter(|m| in_clause(m.start, m.end)).collect();
+        let cw = span_words(ws, cl.start, cl.end);
         let cys: Vec<YearMention> = ys
             .iter()
             .filter(|y| in_clause(y.start, y.end))
@@ -1172,8 +1172,6 @@ fn read_sentence(
             if !in_clause(n.start, n.end) || skipped(ctx, &n) {
                 continue;
             }
-            let cw = &ws[ws.partition_point(|w| w.start < cl.start)
-                ..ws.partition_point(|w| w.end <= cl.end)];
             if equals_threshold(ctx, &n) && threshold_talk(cw, &text[cl.start..cl.end]) {
                 continue;
             }
@@ -1199,19 +1197,9 @@ fn read_sentence(
                     .find(|m| m.end <= n.start)
                     .and_then(|m| subject_of(&m.kind).ok());
                 let years: Vec<i32> = ctx.truth.map(|t| t.years.clone()).unwrap_or_default();
-                let target = match item {
-                    Some(subject) if !years.is_empty() => Target::Tied {
-                        subject,
-                        years,
-                        roles: Roles {
-                            only: Only::Value,
-                            ..Default::default()
-                        },
-                        certain: false,
-                        own_years: false,
-                    },
-                    _ => Target::Unverified("one end of a range of values".into()),
-                };
+                let target = item
+                    .and_then(|s| value_in_some_year(s, years))
+                    .unwrap_or_else(|| Target::Unverified("one end of a range of values".into()));
                 emit(n, target, &plausible);
                 continue;
             }
@@ -1482,24 +1470,14 @@ fn read_sentence(
                     Some(y) => vec![y.year],
                     None => ctx.truth.map(|t| t.years.clone()).unwrap_or_default(),
                 };
-                if let (Some(subject), false) = (item, years.is_empty()) {
-                    emit(
-                        n,
-                        Target::Tied {
-                            subject,
-                            years,
-                            roles: Roles {
-                                only: Only::Value,
-                                ..Default::default()
-                            },
-                            certain: false,
-                            own_years: false,
-                        },
-                        &plausible,
-                    );
+                if let Some(target) = item.and_then(|s| value_in_some_year(s, years)) {
+                    emit(n, target, &plausible);
                     continue;
                 }
             }
+            let grown = bare_growth(cl.start, cl.end)
+                .then(|| sole_money(cl.start))
+                .flatten();
             let mut subject: Result<Subject, String> = match (forward, before) {
                 (Some(m), _) | (None, Some(m)) => subject_of(&m.kind),
                 (None, None) => match cms.iter().find(|m| m.start >= n.end) {
@@ -1515,9 +1493,7 @@ fn read_sentence(
                         }
                         // `Revenue rose …; FY2025 growth was 15.1%`: a bare `growth` is the
                         // growth of the one money item its sentence (or paragraph) names.
-                        _ if bare_growth(cl.start, cl.end) && sole_money(cl.start).is_some() => {
-                            Ok(sole_money(cl.start).expect("checked"))
-                        }
+                        _ if grown.is_some() => Ok(grown.expect("checked")),
                         _ => {
                             emit(
                                 n,
@@ -1629,15 +1605,13 @@ fn read_sentence(
                 });
             // `Receivables growth outran revenue growth by 13.22 points`: the difference of the
             // clause's two subjects, which its roles hold.
-            let clause_words_all = &ws[ws.partition_point(|w| w.start < cl.start)
-                ..ws.partition_point(|w| w.end <= cl.end)];
             let pair: Vec<Subject> = dedup(
                 cms.iter()
                     .filter(|m| !aside(m))
                     .filter_map(|m| subject_of(&m.kind).ok()),
             );
             let difference_pair = pair.len() == 2
-                && cues.difference.any(clause_words_all)
+                && cues.difference.any(cw)
                 && matches!(n.unit, Unit::Points | Unit::BasisPoints | Unit::Percent)
                 && pair.contains(&subject);
             // Past another number, an unknown word may be what this one is of.
@@ -1665,13 +1639,11 @@ fn read_sentence(
                     || parse_year_label(&w.lower).is_some()
             });
             let vs_unknown = cues.comparison.at(after_sentence, 0).is_some() && !own_past && {
-                let rest = &text[n.end..cl.end.max(n.end)];
                 let next_num = nums
                     .iter()
                     .find(|m| m.start >= n.end)
                     .map_or(usize::MAX, |m| m.start);
                 let next_cut = cls.iter().find(|c| c.start > n.end).map_or(e, |c| c.end);
-                let _ = rest;
                 !ms.iter().any(|m| {
                     m.start >= n.end
                         && m.start < next_num
@@ -1687,12 +1659,10 @@ fn read_sentence(
                 && (own_mark.is_some() || cms.is_empty());
             // A percent of a money item can only be its change; with no word of change in its
             // clause (`capex was 260 (5.8%)`) it may be a share of something unnamed.
-            let clause_words = &ws[ws.partition_point(|w| w.start < cl.start)
-                ..ws.partition_point(|w| w.end <= cl.end)];
-            let changey = clause_words
+            let changey = cw
                 .iter()
                 .any(|w| CHANGE_WORDS_PROSE.contains(&w.lower.as_str()))
-                || cues.change.any(clause_words)
+                || cues.change.any(cw)
                 || n.printed.raw.starts_with(['+', '-', '−']);
             let money_subject = match subject {
                 Subject::One(a) => money(ctx, a),
@@ -1755,8 +1725,6 @@ fn read_sentence(
                 vec![y]
             } else if clause_range.is_some() || (cys.is_empty() && !ranges.is_empty()) {
                 let r = clause_range.or(ranges.first()).expect("a range");
-                let cw = &ws[ws.partition_point(|w| w.start < cl.start)
-                    ..ws.partition_point(|w| w.end <= cl.end)];
                 let moves = cues.change.any(cw)
                     || cw.iter().any(|w| w.lower == "from")
                     || arrows(&text[cl.start..cl.end]);
@@ -1837,6 +1805,21 @@ fn read_sentence(
     }
 }
 
+/// A figure that is its subject's value in one of `years` (an extreme, a range's end): tied for
+/// verification only, never contradicted. `None` without years.
+fn value_in_some_year(subject: Subject, years: Vec<i32>) -> Option<Target> {
+    (!years.is_empty()).then_some(Target::Tied {
+        subject,
+        years,
+        roles: Roles {
+            only: Only::Value,
+            ..Default::default()
+        },
+        certain: false,
+        own_years: false,
+    })
+}
+
 /// The revenue line item, for `X% margin`.
 fn revenue(ctx: &Context) -> Option<Entity> {
     let c = ctx.spec.column_index("revenue")?;
@@ -1905,7 +1888,7 @@ const PLAIN_WORDS: &[&str] = &[
     "m", "mn", "million", "millions", "usd", "x", "in", "of", "the", "fy", "bn", "percent",
 ];
 
-fn classify(ctx: &Context, cues: &Cues, header: &str, hms: &[Mark], body: &[&str]) -> Column {
+fn classify(ctx: &Context, header: &str, hms: &[Mark], body: &[&str]) -> Column {
     if let Some(y) = parse_year_label(header) {
         return Column::InYear(y);
     }
@@ -1923,7 +1906,6 @@ fn classify(ctx: &Context, cues: &Cues, header: &str, hms: &[Mark], body: &[&str
     }
     let hw = header_words(header, hms);
     let has = |w: &[&str]| hw.iter().any(|x| w.contains(&x.as_str()));
-    let _ = cues;
     if has(&[
         "vs", "versus", "against", "gap", "minus", "spread", "excess", "relative",
     ]) {
@@ -2003,7 +1985,7 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
         .cells
         .iter()
         .enumerate()
-        .map(|(j, h)| classify(ctx, cues, &h.text, &header_marks[j], &body[j]))
+        .map(|(j, h)| classify(ctx, &h.text, &header_marks[j], &body[j]))
         .collect();
     let exact: Vec<bool> = header
         .cells
@@ -2039,6 +2021,14 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
             _ => None,
         }
     };
+    // The header row's text (its cue words) and whether a column compares, for every row.
+    let headers: String = header
+        .cells
+        .iter()
+        .map(|h| h.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" | ");
+    let compares = cols.iter().any(|c| matches!(c, Column::Against(_)));
     for row in &table.rows[1..] {
         let context = row
             .cells
@@ -2082,12 +2072,6 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                 .into_iter()
                 .chain(year_cols.iter().copied())
                 .collect();
-            let headers: String = header
-                .cells
-                .iter()
-                .map(|h| h.text.as_str())
-                .collect::<Vec<_>>()
-                .join(" | ");
             Arc::new(plausible_of(
                 ctx,
                 None,
@@ -2096,7 +2080,7 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                 &[],
                 &years,
                 false,
-                cols.iter().any(|c| matches!(c, Column::Against(_))),
+                compares,
                 None,
             ))
         };
@@ -2131,18 +2115,14 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                     plausible: plausible.clone(),
                 })
             };
-            let ws = super::vocabulary::words(&cell.text);
-            let ms = marks(ctx, vocab, cues, &cell.text, &ws);
-            let cell_years = super::years::years(&cell.text);
             // A cell with words of its own is read as prose, in the row's year: its years masked
             // (a year is not a figure), sentence by sentence.
+            let cell_years = super::years::years(&cell.text);
+            let spans: Vec<(usize, usize)> = cell_years.iter().map(|y| (y.start, y.end)).collect();
+            let masked = super::blank(&cell.text, &spans);
+            let ws = super::vocabulary::words(&masked);
+            let ms = marks(ctx, vocab, cues, &masked, &ws);
             if !ms.is_empty() {
-                let mut masked = cell.text.clone();
-                for y in &cell_years {
-                    masked.replace_range(y.start..y.end, &" ".repeat(y.end - y.start));
-                }
-                let ws = super::vocabulary::words(&masked);
-                let ms = marks(ctx, vocab, cues, &masked, &ws);
                 let default: Vec<i32> = row_year
                     .or(match col {
                         Column::InYear(y) => Some(y),
@@ -2154,7 +2134,7 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                     .into_iter()
                     .filter(|n| !skipped(ctx, n))
                     .collect();
-                for (a, b) in cell_sentences(&masked) {
+                for (a, b) in super::sentence_spans(&masked) {
                     let mut nums: Vec<NumberMention> = all
                         .iter()
                         .filter(|n| n.start >= a && n.end <= b)
@@ -2308,21 +2288,6 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
             }
         }
     }
-}
-
-/// The sentences of a table cell: split after `. ` (a full stop before white space).
-fn cell_sentences(text: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let b = text.as_bytes();
-    for i in 0..b.len() {
-        if b[i] == b'.' && b.get(i + 1).is_some_and(|c| c.is_ascii_whitespace()) {
-            out.push((start, i + 1));
-            start = i + 1;
-        }
-    }
-    out.push((start, text.len()));
-    out
 }
 
 fn has_number(text: &str) -> bool {

@@ -115,7 +115,7 @@ pub fn scan(block: &Block, extensions: &[String]) -> Scan {
 }
 
 /// `text` with the byte spans replaced by spaces (spans lie on char boundaries).
-fn blank(text: &str, spans: &[(usize, usize)]) -> String {
+pub(super) fn blank(text: &str, spans: &[(usize, usize)]) -> String {
     let mut bytes = text.as_bytes().to_vec();
     for &(s, e) in spans {
         for b in &mut bytes[s..e.min(text.len())] {
@@ -131,6 +131,11 @@ pub fn sentences(block: &Block, text: &str) -> Vec<(usize, usize)> {
     if block.kind == BlockKind::TableRow {
         return vec![(0, text.len())];
     }
+    sentence_spans(text)
+}
+
+/// Sentence spans of prose (a paragraph, a list item, a table cell read as prose).
+pub(super) fn sentence_spans(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes = text.as_bytes();
