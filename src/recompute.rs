@@ -77,6 +77,8 @@ pub struct Flag {
 pub struct Truth {
     pub years: Vec<i32>,
     pub metrics: Vec<MetricTruth>,
+    /// `measures[k][f][t]`: the memo measure `k` under its formula `f` in year `t`.
+    pub measures: Vec<Vec<Vec<Cell>>>,
     pub flags: Vec<Flag>,
 }
 
@@ -265,7 +267,18 @@ impl Truth {
                 }
             }
         }
+        let measures = spec
+            .measures
+            .iter()
+            .map(|m| {
+                m.formulas
+                    .iter()
+                    .map(|f| eval_series(&f.formula, &env, n))
+                    .collect()
+            })
+            .collect();
         Truth {
+            measures,
             years: years[..n].to_vec(),
             metrics,
             flags,

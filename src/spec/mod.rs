@@ -231,7 +231,44 @@ pub struct MemoSpec {
     /// by column name or metric id.
     #[serde(default)]
     pub names: std::collections::BTreeMap<String, Vec<String>>,
+    /// §9: quantities the contract does not define that vouch recomputes for the memo (days
+    /// sales outstanding …): a number tied to one is judged against every formula listed.
+    #[serde(default)]
+    pub measures: Vec<RawMeasure>,
     pub evidence: Vec<EvidenceTopic>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMeasure {
+    pub id: String,
+    /// How prose names it (matched as word sequences, like the other names).
+    pub names: Vec<String>,
+    pub unit: MeasureUnit,
+    /// Every formula a careful analyst may use (year-end or average balance, 365 or 360 days):
+    /// a figure matching any of them is verified; one matching none, with certainty, is wrong.
+    pub formulas: Vec<String>,
+}
+
+/// What a measure's values are.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MeasureUnit {
+    /// A number of days (`45.2 days`, or bare).
+    Days,
+    /// A fraction, printed in percent.
+    Ratio,
+    /// A multiple (`2.1x`).
+    Multiple,
+}
+
+/// A compiled [`RawMeasure`].
+#[derive(Clone, Debug)]
+pub struct MeasureSpec {
+    pub id: String,
+    pub names: Vec<String>,
+    pub unit: MeasureUnit,
+    pub formulas: Vec<Variant>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -372,6 +409,8 @@ pub struct Spec {
     pub limits: Limits,
     pub source: SourceSpec,
     pub metrics: Vec<MetricSpec>,
+    /// §9: the memo's recomputed quantities beyond the metrics ([`MeasureSpec`]).
+    pub measures: Vec<MeasureSpec>,
     pub metrics_file: MetricsFileSpec,
     pub movements: MovementsSpec,
     pub memo: MemoSpec,
@@ -598,6 +637,42 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
         )));
     }
 
+    let mut measures = Vec::new();
+    for m in &raw.memo.measures {
+        if m.formulas.is_empty() || m.names.is_empty() {
+            return Err(invalid(format!(
+                "[[memo.measures]] `{}` needs names and formulas",
+                m.id
+            )));
+        }
+        if let Some(n) = m.names.iter().find(|n| {
+            raw.memo
+                .undefined_quantities
+                .iter()
+                .any(|q| fold(q) == fold(n))
+        }) {
+            return Err(invalid(format!(
+                "[[memo.measures]] `{}`: `{n}` is also an undefined quantity",
+                m.id
+            )));
+        }
+        measures.push(MeasureSpec {
+            id: m.id.clone(),
+            names: m.names.clone(),
+            unit: m.unit,
+            formulas: m
+                .formulas
+                .iter()
+                .map(|f| {
+                    Ok(Variant {
+                        name: f.clone(),
+                        formula: compile_expr(f, false)?,
+                    })
+                })
+                .collect::<Result<_, SpecError>>()?,
+        });
+    }
+
     let threshold = |s: &str| parse_decimal(s).ok_or_else(|| invalid(format!("bad number `{s}`")));
     let mut rules = Vec::new();
     for r in &raw.movements.rules {
@@ -653,6 +728,7 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
         limits: raw.limits,
         source,
         metrics,
+        measures,
         metrics_file: raw.metrics_file,
         movements,
         memo: raw.memo,

@@ -703,3 +703,100 @@ mod reader_never_panics {
         }
     }
 }
+
+#[test]
+fn days_sales_outstanding_is_recomputed_under_every_listed_formula() {
+    // FY2024: receivables 247.3 over revenue 1,352.9 × 365 = 66.72 days (year-end balance);
+    // average receivables (199.5 + 247.3) / 2 give 60.27 days; FY2023 year-end is 59.60.
+    let from = "Revenue growth was 10.74% in FY2024. Receivables";
+    for (sentence, contradicted) in [
+        ("DSO rose from 59.6 to 66.7 days in FY2024.", 0),
+        (
+            "Days sales outstanding (average receivables) was 60.3 days in FY2024.",
+            0,
+        ),
+        ("DSO was 72.4 days in FY2024.", 1),
+        ("DSO rose from 59.6 to 72.4 days in FY2024.", 1),
+    ] {
+        let m = edited(
+            from,
+            &format!("Revenue growth was 10.74% in FY2024. {sentence} Receivables"),
+        );
+        let r = verify_memo(&m);
+        let f = findings_of(&r, "memo.contradicted_number");
+        assert_eq!(f.len(), contradicted, "{sentence}\n{}", dump(&r));
+        if let Some(f) = f.first() {
+            assert_eq!(f.number.as_ref().unwrap().printed, "72.4 days");
+        }
+    }
+}
+
+#[test]
+fn a_days_figure_is_never_a_line_item_value() {
+    // 247.3 is FY2024 receivables; written in days it is not a balance, and is not judged.
+    let r = verify_memo(&edited(
+        "Revenue growth was 10.74% in FY2024.",
+        "Revenue growth was 10.74% in FY2024. Accounts receivable took 247.3 days in FY2024.",
+    ));
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_cell_of_year_figure_pairs_ties_each_figure_to_its_year() {
+    // Revenue grew 23.24% in FY2022 and 17.65% in FY2023.
+    let table = "| Line item | Flagged years (YoY change) |\n|---|---|\n\
+                 | Revenue | 2022 +23.2%; 2023 +17.7% |\n\n";
+    let good = edited(
+        "Net margin was 8.13% in FY2025. ROE",
+        &format!("{table}Net margin was 8.13% in FY2025. ROE"),
+    );
+    let r = verify_memo(&good);
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+    // The years are not figures: nothing of the row is left unverified.
+    let line = line_of(&good, "| Revenue | 2022");
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.id == "memo.unverified_number" && f.location.line == Some(line)),
+        "{}",
+        dump(&r)
+    );
+    let bad = good.replace("2023 +17.7%", "2023 +23.2%");
+    let f = findings_of(&verify_memo(&bad), "memo.contradicted_number").len();
+    assert_eq!(f, 1);
+}
+
+#[test]
+fn bare_coverage_is_interest_coverage_but_fcf_coverage_is_not() {
+    let ok = edited(
+        "Interest coverage was 9.04x in FY2025.",
+        "Coverage was 9.04x in FY2025.",
+    );
+    assert!(findings_of(&verify_memo(&ok), "memo.contradicted_number").is_empty());
+    let bad = edited(
+        "Interest coverage was 9.04x in FY2025.",
+        "Coverage was 19.3x in FY2025.",
+    );
+    assert_eq!(
+        findings_of(&verify_memo(&bad), "memo.contradicted_number").len(),
+        1
+    );
+    let other = edited(
+        "Interest coverage was 9.04x in FY2025.",
+        "FCF coverage was 19.3x in FY2025.",
+    );
+    let r = verify_memo(&other);
+    assert!(
+        findings_of(&r, "memo.contradicted_number").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}

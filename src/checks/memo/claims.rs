@@ -273,6 +273,11 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
             i += 1;
         }
     }
+    // A number's unit word (`43.4 days`, `3 times`) is part of the number, not a quantity.
+    if !unknown.is_empty() {
+        let nums = numbers(text);
+        unknown.retain(|u| !nums.iter().any(|n| n.start <= u.start && u.end <= n.end));
+    }
     let mut known: Vec<Mark> = vocab
         .mentions(ws)
         .into_iter()
@@ -2175,7 +2180,15 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                 continue;
             }
             let hms = header_marks.get(j).map_or(&[][..], Vec::as_slice);
+            // A cell of year-figure pairs (`2022 +23.2%; 2023 +17.7%`): its years are not
+            // figures, and each figure is of the year written next to it.
+            let nums = if cell_years.is_empty() {
+                nums
+            } else {
+                numbers(&masked)
+            };
             for n in nums {
+                let paired = paired_year(&cell_years, &n, &masked);
                 if skipped(ctx, &n) {
                     continue;
                 }
@@ -2210,7 +2223,7 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
                         Column::InYear(y) => Some(y),
                         _ => row_year,
                     };
-                    (row_subject.clone(), y)
+                    (row_subject.clone(), paired.or(y))
                 };
                 let subject = match subject {
                     Ok(s) => s,
@@ -2288,6 +2301,29 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
             }
         }
     }
+}
+
+/// The year a cell writes right next to a figure: the year just before it with nothing but
+/// spaces, `:`, `=` or an opening parenthesis between (`2022 +23.2%`, `FY2023: 17.7%`), else the
+/// year just after it in parentheses or after `in` (`17.7% (2023)`). A separator (`;`, `,`) or
+/// another figure between them breaks the pair.
+fn paired_year(years: &[YearMention], n: &NumberMention, text: &str) -> Option<i32> {
+    let before = years.iter().rev().find(|y| y.end <= n.start).filter(|y| {
+        text[y.end..n.start]
+            .chars()
+            .all(|c| c.is_whitespace() || matches!(c, ':' | '=' | '('))
+    });
+    if let Some(y) = before {
+        return Some(y.year);
+    }
+    years
+        .iter()
+        .find(|y| y.start >= n.end)
+        .filter(|y| {
+            let gap = text[n.end..y.start].trim();
+            gap == "(" || gap == "in" || gap.is_empty()
+        })
+        .map(|y| y.year)
 }
 
 fn has_number(text: &str) -> bool {

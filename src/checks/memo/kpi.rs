@@ -180,7 +180,8 @@ pub fn values(
             .and_then(|c| c.as_ref())
             .map(|v| vec![(String::new(), v.value.clone())])
             .unwrap_or_default(),
-        Entity::AbsentColumn(_) | Entity::Derived => Vec::new(),
+        // A measure's KPI row is not judged: the KPI table's units are the metrics'.
+        Entity::AbsentColumn(_) | Entity::Derived | Entity::Measure(_) => Vec::new(),
         Entity::Metric(m) => variants(ctx, metrics, m, any_variant)
             .into_iter()
             .filter_map(|v| {

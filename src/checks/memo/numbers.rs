@@ -5,8 +5,9 @@
 //! bare. `million`, `mn` and `m` are read as plain numbers in the source's own units (the memo
 //! cannot tell vouch what unit the source uses, and agents echo it: `$1,038.4 million`);
 //! `billion`, `bn`, `thousand` and `k` change the unit by a factor vouch cannot know, so such
-//! numbers are not checked; nor are durations (`64 days`, `3 years`), which no line item or metric
-//! measures. A number glued to a letter (`Q4`, `3rd`, `10-K`) or joined to other
+//! numbers are not checked; nor are durations (`3 years`, `6 weeks`), which no line item or metric
+//! measures. `days` is a unit of its own: only a days measure (days sales outstanding, a spec
+//! `[[memo.measures]]` entry) is measured in it. A number glued to a letter (`Q4`, `3rd`, `10-K`) or joined to other
 //! digits by `,`/`.` is not a number. Parentheses around a number alone make it a candidate
 //! negative (prose also uses them as plain brackets, so both readings are kept). A day of the
 //! month next to a month name (`December 31, 2025`, `31 Dec`) is part of a date, not a figure.
@@ -21,6 +22,8 @@ pub enum Unit {
     BasisPoints,
     Multiple,
     Bare,
+    /// A number of days (`45.2 days`): only a days measure's value or change.
+    Days,
     /// Scaled by a word vouch cannot resolve (`billion`, `k`): not checked.
     Unresolved,
 }
@@ -33,7 +36,7 @@ impl Unit {
             Unit::BasisPoints => &[10_000],
             Unit::Multiple => &[1],
             Unit::Bare => &[1, 100],
-            Unit::Unresolved => &[],
+            Unit::Days | Unit::Unresolved => &[],
         }
     }
 
@@ -44,6 +47,7 @@ impl Unit {
             Unit::BasisPoints => "bps",
             Unit::Multiple => "multiple",
             Unit::Bare => "bare",
+            Unit::Days => "days",
             Unit::Unresolved => "unresolved",
         }
     }
@@ -241,8 +245,8 @@ fn unit_of(word: &str) -> Unit {
         "x" | "×" | "times" => Unit::Multiple,
         "million" | "mn" | "m" => Unit::Bare,
         "billion" | "bn" | "thousand" | "k" => Unit::Unresolved,
-        w if w.starts_with("day")
-            || w.starts_with("week")
+        "day" | "days" => Unit::Days,
+        w if w.starts_with("week")
             || w.starts_with("month")
             || w.starts_with("quarter")
             || w.starts_with("year") =>
@@ -531,7 +535,8 @@ mod tests {
             parse_decimal("1038.4").unwrap()
         );
         assert_eq!(one("was $1.04 billion").unit, Unit::Unresolved);
-        assert_eq!(one("DSO of 64.2 days").unit, Unit::Unresolved);
+        assert_eq!(one("DSO of 64.2 days").unit, Unit::Days);
+        assert_eq!(one("within 6 weeks").unit, Unit::Unresolved);
     }
 
     #[test]

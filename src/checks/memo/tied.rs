@@ -60,6 +60,7 @@ fn entity_name(ctx: &Context, e: Entity) -> String {
         Entity::Item(i) => ctx.stmts.items[i].name.replace('_', " "),
         Entity::AbsentColumn(c) => ctx.spec.source.columns[c].name.replace('_', " "),
         Entity::Derived => "a derived measure".to_string(),
+        Entity::Measure(k) => ctx.spec.measures[k].id.replace('_', " "),
         Entity::Metric(m) => ctx.spec.metrics[m].id.replace('_', " "),
     }
 }
@@ -82,6 +83,17 @@ fn series(
                 .collect(),
         )],
         Entity::AbsentColumn(_) | Entity::Derived => Vec::new(),
+        Entity::Measure(k) => ctx.spec.measures[k]
+            .formulas
+            .iter()
+            .zip(&truth.measures[k])
+            .map(|(f, cells)| {
+                (
+                    format!(" ({})", f.name),
+                    cells.iter().map(|c| c.value().cloned()).collect(),
+                )
+            })
+            .collect(),
         Entity::Metric(m) => {
             let any = truth.metrics[m].not_meaningful[t]
                 && ctx.spec.metrics[m].not_meaningful_any_variant;
@@ -113,6 +125,7 @@ enum Nature {
     Rate,
     Multiple,
     Money,
+    Days,
 }
 
 fn nature(ctx: &Context, s: Subject) -> Nature {
@@ -123,6 +136,11 @@ fn nature(ctx: &Context, s: Subject) -> Nature {
             crate::spec::Unit::Ratio | crate::spec::Unit::Points => Nature::Rate,
             crate::spec::Unit::Multiple => Nature::Multiple,
             crate::spec::Unit::Money => Nature::Money,
+        },
+        Subject::One(Entity::Measure(k)) => match ctx.spec.measures[k].unit {
+            crate::spec::MeasureUnit::Days => Nature::Days,
+            crate::spec::MeasureUnit::Ratio => Nature::Rate,
+            crate::spec::MeasureUnit::Multiple => Nature::Multiple,
         },
         Subject::One(_) => Nature::Money,
     }
@@ -169,6 +187,11 @@ fn subject_series(
 ) -> Vec<(String, Vec<Option<Num>>)> {
     match s {
         Subject::One(e) => series(ctx, truth, metrics, e, t),
+        // A measure is not combined with anything: such a figure has no candidate.
+        Subject::Combined(Entity::Measure(_), ..)
+        | Subject::Combined(_, _, Entity::Measure(_))
+        | Subject::Ratio(Entity::Measure(_), _)
+        | Subject::Ratio(_, Entity::Measure(_)) => Vec::new(),
         Subject::Combined(a, op, b) => {
             let (Some((_, sa)), Some((_, sb))) = (
                 series(ctx, truth, metrics, a, t).into_iter().next(),
@@ -450,6 +473,9 @@ fn scales(unit: Unit, kind: Kind, nature: Nature) -> &'static [i64] {
     use Nature::*;
     match (unit, kind, nature) {
         (Unit::Unresolved, _, _) => &[],
+        (Unit::Days, Value | Prior | Change, Days) => &[1],
+        (Unit::Days, _, _) => &[],
+        (Unit::Bare, Value | Prior | Change, Days) => &[1],
         (Unit::Percent, Value | Prior | Change, Rate) => &[100],
         (Unit::Percent, Relative | Difference, _) => &[100],
         (Unit::Percent, _, _) => &[],

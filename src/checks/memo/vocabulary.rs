@@ -21,6 +21,9 @@ pub enum Entity {
     AbsentColumn(usize),
     /// A §2 metric, by spec index.
     Metric(usize),
+    /// A quantity the contract does not define that vouch recomputes for the memo (days sales
+    /// outstanding), by index in the spec's measures.
+    Measure(usize),
     /// A measure derived from a line item that the contract does not define (`operating income
     /// margin`, `capex intensity`): it names something, but nothing vouch can check.
     Derived,
@@ -43,6 +46,7 @@ const QUALIFIERS: &[&str] = &[
     "flows",
     "generation",
     "burn",
+    "coverage",
 ];
 
 /// A word of a text: lowercased, with its byte span.
@@ -128,6 +132,11 @@ impl Vocabulary {
                 names.push((n.clone(), Entity::Metric(m)));
             }
         }
+        for (k, m) in spec.measures.iter().enumerate() {
+            for n in &m.names {
+                names.push((n.clone(), Entity::Measure(k)));
+            }
+        }
         let mut by_first: HashMap<String, Vec<(Vec<String>, Entity)>> = HashMap::new();
         for (name, entity) in names {
             let ws: Vec<String> = crate::names::fold(&name)
@@ -170,16 +179,22 @@ impl Vocabulary {
             });
             match found {
                 Some((ws, entity)) => {
-                    let qualified = !matches!(entity, Entity::Metric(_))
-                        && words
-                            .get(i + ws.len())
-                            .is_some_and(|w| QUALIFIERS.contains(&w.lower.as_str()));
+                    // After a metric only `coverage` makes another measure (`FCF coverage`
+                    // is not interest coverage); `FCF margin` is read as the metric it names.
+                    let qualified = words.get(i + ws.len()).is_some_and(|w| {
+                        QUALIFIERS.contains(&w.lower.as_str())
+                            && (!matches!(entity, Entity::Metric(_) | Entity::Measure(_))
+                                || w.lower == "coverage")
+                    });
+                    // `FCF coverage` is one derived measure: its `coverage` is not a name.
+                    let take = ws.len()
+                        + usize::from(qualified && words[i + ws.len()].lower == "coverage");
                     out.push(Mention {
                         entity: if qualified { Entity::Derived } else { *entity },
                         start: words[i].start,
-                        end: words[i + ws.len() - 1].end,
+                        end: words[i + take - 1].end,
                     });
-                    i += ws.len();
+                    i += take;
                 }
                 None => i += 1,
             }
@@ -227,6 +242,7 @@ mod tests {
                 Entity::Item(i) => stmts.items[i].name.clone(),
                 Entity::AbsentColumn(c) => format!("absent {}", spec.source.columns[c].name),
                 Entity::Metric(m) => format!("metric {}", spec.metrics[m].id),
+                Entity::Measure(k) => format!("measure {}", spec.measures[k].id),
                 Entity::Derived => "derived".into(),
             })
             .collect()
