@@ -154,6 +154,8 @@ fn every_bundle_gets_its_recorded_verdict_catches_every_real_defect_and_no_new_f
 /// One defect planted in a bundle, and the family that must catch it.
 struct Mutant {
     what: &'static str,
+    /// Where and how, for the report of a missed mutant (the memo figures).
+    detail: String,
     family: &'static str,
     files: Vec<(String, Vec<u8>)>,
 }
@@ -281,6 +283,7 @@ fn mutants(files: &[(String, Vec<u8>)], base: &vouch::report::Report, source: &s
                 ls[i] = &joined;
                 out.push(Mutant {
                     what,
+                    detail: String::new(),
                     family: "metrics",
                     files: put("calculated_metrics.csv", ls.join("\n") + "\n"),
                 });
@@ -296,6 +299,7 @@ fn mutants(files: &[(String, Vec<u8>)], base: &vouch::report::Report, source: &s
         kept.extend(&ml[2..]);
         out.push(Mutant {
             what: "a dropped flag",
+            detail: String::new(),
             family: "movements",
             files: put("unusual_movements.csv", kept.join("\n") + "\n"),
         });
@@ -326,6 +330,7 @@ fn mutants(files: &[(String, Vec<u8>)], base: &vouch::report::Report, source: &s
                 ls.push(&joined);
                 out.push(Mutant {
                     what: "a spurious flag",
+                    detail: String::new(),
                     family: "movements",
                     files: put("unusual_movements.csv", ls.join("\n") + "\n"),
                 });
@@ -339,6 +344,7 @@ fn mutants(files: &[(String, Vec<u8>)], base: &vouch::report::Report, source: &s
             v["row_count"] = serde_json::json!(n + 1);
             out.push(Mutant {
                 what: "a wrong manifest claim",
+                detail: String::new(),
                 family: "manifest",
                 files: put("analysis_run.json", v.to_string()),
             });
@@ -353,6 +359,7 @@ fn mutants(files: &[(String, Vec<u8>)], base: &vouch::report::Report, source: &s
         let renamed = line.to_lowercase().replace("bull case", "upside view");
         out.push(Mutant {
             what: "a renamed section",
+            detail: String::new(),
             family: "memo",
             files: put("investment_analysis.md", memo.replacen(line, &renamed, 1)),
         });
@@ -376,6 +383,7 @@ fn mutants(files: &[(String, Vec<u8>)], base: &vouch::report::Report, source: &s
         ls[n - 1] = &changed;
         out.push(Mutant {
             what: "a wrong figure in a memo sentence",
+            detail: format!(" (line {n}: `{}` → `{new}`)", &line[s..e]),
             family: "memo",
             files: put("investment_analysis.md", ls.join("\n") + "\n"),
         });
@@ -410,6 +418,7 @@ fn mutants(files: &[(String, Vec<u8>)], base: &vouch::report::Report, source: &s
             let changed = row.join("|");
             out.push(Mutant {
                 what: "a wrong KPI cell",
+                detail: String::new(),
                 family: "memo",
                 files: put("investment_analysis.md", memo.replacen(line, &changed, 1)),
             });
@@ -431,6 +440,7 @@ fn mutants(files: &[(String, Vec<u8>)], base: &vouch::report::Report, source: &s
                 t.replace_range(at..at + label.len(), &wrong);
                 out.push(Mutant {
                     what: "a wrong chart year label",
+                    detail: String::new(),
                     family: "svg",
                     files: put("financial_trends.svg", t),
                 });
@@ -442,6 +452,7 @@ fn mutants(files: &[(String, Vec<u8>)], base: &vouch::report::Report, source: &s
     if let Some(t) = moved_mark(&svg) {
         out.push(Mutant {
             what: "a chart bar or point moved 30 %",
+            detail: String::new(),
             family: "svg",
             files: put("financial_trends.svg", t),
         });
@@ -556,7 +567,7 @@ fn single_defect_mutants_of_every_bundle_gain_a_failing_finding_in_the_right_fam
             if hit {
                 caught += 1;
             } else {
-                missed.push(format!("{}: {}", c.name, m.what));
+                missed.push(format!("{}: {}{}", c.name, m.what, m.detail));
             }
         }
     }

@@ -800,3 +800,60 @@ fn bare_coverage_is_interest_coverage_but_fcf_coverage_is_not() {
         dump(&r)
     );
 }
+
+/// The memo with one sentence added after the FY2024 revenue-growth sentence; its findings.
+fn with_sentence(sentence: &str) -> (Report, String) {
+    let m = edited(
+        "Revenue growth was 10.74% in FY2024. Receivables",
+        &format!("Revenue growth was 10.74% in FY2024. {sentence} Receivables"),
+    );
+    (verify_memo(&m), m)
+}
+
+#[test]
+fn figures_agents_write_correctly_are_never_contradicted() {
+    // Northstar: FCF 83.4, 106.7, 117.6, 162.9, 187.0 (FY2021–FY2025), SBC 161.8 in FY2025;
+    // total liabilities 845.3 → 1,093.2; deferred revenue +9.50% in FY2025; DSO 66.72 days in
+    // FY2024 and 64.02 in FY2025 (year-end receivables).
+    for sentence in [
+        // A combination with a prose name: FCF after SBC = 187.0 − 161.8.
+        "FCF after stock comp was 25.2 in FY2025.",
+        // A cumulative sum over another span than the one written for the next item.
+        "Cumulative FCF of 574.2 compares with the 247.9 rise in total liabilities over FY2021–FY2025.",
+        // The constant of a written-out formula.
+        "DSO (receivables / revenue × 365) was 64.0 days in FY2025.",
+        // A pronoun subject: `then rose` is deferred revenue, not revenue.
+        "It fell 5.0% in FY2023 while revenue rose 10.7%, then rose 9.5% in FY2025.",
+        // The year after an extreme is the extreme's.
+        "DSO eased to 64.0 days from a 66.7 peak in FY2024.",
+        // A CAGR over the two years of the move before it.
+        "Revenue rose from 842.6 (FY2021) to 1,498.3 (FY2025), a 15.5% CAGR, though it grew 10.74% in FY2024.",
+    ] {
+        let (r, _) = with_sentence(sentence);
+        assert!(
+            findings_of(&r, "memo.contradicted_number").is_empty(),
+            "{sentence}\n{}",
+            dump(&r)
+        );
+    }
+}
+
+#[test]
+fn the_same_figures_written_wrong_are_still_contradicted() {
+    for (sentence, printed) in [
+        ("FCF after stock comp was 30.2 in FY2025.", "30.2"),
+        (
+            "Revenue rose from 842.6 (FY2021) to 1,498.3 (FY2025), an 18.5% CAGR, though it grew 10.74% in FY2024.",
+            "18.5%",
+        ),
+    ] {
+        let (r, _) = with_sentence(sentence);
+        let f = findings_of(&r, "memo.contradicted_number");
+        assert!(
+            f.iter().any(|f| f.number.as_ref().is_some_and(|n| n.printed.starts_with(printed)
+                || sentence.contains(&n.printed))),
+            "{sentence}\n{}",
+            dump(&r)
+        );
+    }
+}

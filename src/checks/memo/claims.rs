@@ -402,9 +402,17 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
                     && word.chars().all(|c| c.is_uppercase() || c.is_ascii_digit()),
                 r,
             )
-        } else if let Some(r) = ["plus ", "less ", "minus "]
-            .iter()
-            .find_map(|w| t.strip_prefix(w))
+        } else if let Some(r) = [
+            "plus ",
+            "less ",
+            "minus ",
+            "after ",
+            "net of ",
+            "excluding ",
+            "before ",
+        ]
+        .iter()
+        .find_map(|w| t.strip_prefix(w))
         {
             (true, r)
         } else if let Some(r) = ["and ", "& "].iter().find_map(|w| t.strip_prefix(w)) {
@@ -594,6 +602,18 @@ const AGGREGATES: &[&str] = &[
 ];
 
 /// Nouns right after an item that make the phrase its change (`AR increase of 1,260`).
+/// Words that make a figure the highest or lowest value of a series (`peaked at 3,010`).
+const EXTREMES: &[&str] = &[
+    "peak", "peaked", "peaking", "low", "lowest", "high", "highest", "trough", "troughed", "max",
+    "min", "maximum", "minimum",
+];
+
+/// Words that, opening a sentence, make its subject something named elsewhere.
+const PRONOUNS: &[&str] = &[
+    "it", "its", "they", "their", "this", "these", "those", "that", "which", "both", "each",
+    "latter", "former", "he", "she", "we",
+];
+
 const CHANGE_NOUNS: &[&str] = &[
     "increase", "decrease", "change", "build", "release", "drawdown", "swing", "movement",
     "growth", "decline", "rise", "fall", "drop", "jump", "gain", "loss", "step-up", "outflow",
@@ -1223,6 +1243,23 @@ fn read_sentence(
                 );
                 continue;
             }
+            // `the 634.9 rise in total liabilities`: a change of what is named right after it,
+            // whatever was named before; which change (a year's, a span's) is not certain.
+            let next_two = span_words(ws, n.end, cl.end.max(n.end));
+            let change_of_next = next_two.len() >= 3
+                && CHANGE_NOUNS.contains(&next_two[0].lower.as_str())
+                && matches!(next_two[1].lower.as_str(), "in" | "of")
+                && !text[n.end..next_two[1].end].contains([',', ';', '(', ')']);
+            if change_of_next {
+                emit(
+                    n,
+                    Target::Ambiguous(
+                        "a change of what is named after it, over a period not certain".into(),
+                    ),
+                    &plausible,
+                );
+                continue;
+            }
             // `Cumulatively FY2019-FY2024, FCF of 1,525`: a sum over years, not one year's value.
             let aggregate = ws
                 .iter()
@@ -1238,6 +1275,14 @@ fn read_sentence(
                     .or_else(|| cms.iter().find(|m| m.start >= n.end))
                     .and_then(|m| subject_of(&m.kind).ok())
                     .filter(|s| matches!(s, Subject::One(e) if money(ctx, *e)));
+                // Certain only when its span is the figure's own: heading the clause before it
+                // (`Cumulatively FY2019-FY2024, FCF of 1,525 … SBC of 1,470`), or after it with
+                // no other figure between (`cumulative FCF of 835.1 by 644.2, close to the 634.9
+                // rise in total liabilities over FY2020–FY2024` is not 644.2's span).
+                let ne = n.end;
+                let own_span = |r: &(i32, i32, usize, usize)| {
+                    r.3 <= ne || !cnums.iter().any(|m| m.start >= ne && m.end <= r.2)
+                };
                 match (subject, clause_range) {
                     (Some(subject), Some(r)) if n.unit == Unit::Bare => emit(
                         n,
@@ -1253,7 +1298,8 @@ fn read_sentence(
                             certain: cms
                                 .iter()
                                 .filter_map(|m| subject_of(&m.kind).ok())
-                                .all(|s| s == subject),
+                                .all(|s| s == subject)
+                                && own_span(r),
                             own_years: true,
                         },
                         &plausible,
@@ -1266,6 +1312,23 @@ fn read_sentence(
                         &plausible,
                     ),
                 }
+                continue;
+            }
+            // `AR / revenue × 365`: a constant of a formula the sentence writes out.
+            let lead_op = text[..n.start].trim_end();
+            let operand_before = lead_op.ends_with(['×', '*', '/', '÷'])
+                || lead_op.ends_with(" x") && !lead_op.ends_with("  x");
+            let operand_after = {
+                let t = text[n.end..].trim_start();
+                t.starts_with(['×', '*', '/', '÷'])
+                    && t[1..].trim_start().starts_with(|c: char| c.is_alphabetic())
+            };
+            if operand_before || operand_after {
+                emit(
+                    n,
+                    Target::Unverified("a constant of a formula (`× 365`)".into()),
+                    &plausible,
+                );
                 continue;
             }
             // `below 1.0x`, `at least 15%`, `more than 2 points`: a bound, not a value.
@@ -1422,6 +1485,26 @@ fn read_sentence(
                     (Some(&lo), Some(&hi)) if lo < hi => Some((lo, hi)),
                     _ => None,
                 };
+                // Exactly two years written before it (`from 1,820 (FY2019) to 2,980 (FY2024),
+                // a 10.4% CAGR, but peaked … in FY2022`): the span it follows.
+                let before: Vec<i32> =
+                    dedup(ys.iter().filter(|y| y.end <= n.start).map(|y| y.year));
+                // Only for the two ends of a `from … to …` move, at least two years apart, with
+                // no year of its own after the figure.
+                let from_to = span_words(ws, s, n.start).iter().any(|w| w.lower == "from")
+                    || arrows(&text[s..n.start]);
+                let next_figure = cnums
+                    .iter()
+                    .find(|m| m.start >= n.end)
+                    .map_or(cl.end, |m| m.start);
+                let year_after = cys.iter().any(|y| y.start >= n.end && y.end <= next_figure);
+                let lead_span = match before[..] {
+                    [a, b] if a.abs_diff(b) >= 2 && from_to && !year_after => {
+                        Some((a.min(b), a.max(b)))
+                    }
+                    _ => None,
+                };
+                let stated = lead_span.or(stated);
                 let span = stated.or_else(|| {
                     ctx.truth
                         .and_then(|t| Some((*t.years.first()?, *t.years.last()?)))
@@ -1435,7 +1518,9 @@ fn read_sentence(
                 )
                 .len()
                     == 1;
-                let certain_cagr = stated.is_some() && sentence_years.len() == 2 && one_item;
+                // So is one right after the two years of its span.
+                let certain_cagr = one_item
+                    && (lead_span.is_some() || (stated.is_some() && sentence_years.len() == 2));
                 if let (Some(subject), Some((lo, hi))) = (item, span) {
                     emit(
                         n,
@@ -1459,11 +1544,8 @@ fn read_sentence(
             // the years (its own when written next to it), of the item named before; for
             // verification only.
             let extreme = [before, forward].into_iter().flatten().find(|m| {
-                matches!(&m.kind, MarkKind::Unknown(t) if matches!(
-                    t.to_lowercase().as_str(),
-                    "peak" | "peaked" | "low" | "lowest" | "high" | "highest" | "trough" | "max"
-                        | "min" | "maximum" | "minimum"
-                ))
+                matches!(&m.kind, MarkKind::Unknown(t)
+                    if EXTREMES.contains(&t.to_lowercase().as_str()))
             });
             if let Some(xm) = extreme {
                 let item = ms
@@ -1656,7 +1738,14 @@ fn read_sentence(
                         && !matches!(m.kind, MarkKind::Unknown(_))
                 }) && next_num > next_cut
             };
+            // `It fell 3.3% …, then rose 15.7%`: a sentence whose subject is a pronoun speaks of
+            // something vouch cannot see; only a figure written right next to its item is
+            // certain.
+            let pronoun_led = ws
+                .first()
+                .is_some_and(|w| PRONOUNS.contains(&w.lower.as_str()));
             let mut certain = carried
+                && (!pronoun_led || bound)
                 && !vs_unknown
                 && !unknown_near
                 && !differs
@@ -1712,6 +1801,23 @@ fn read_sentence(
             // The years.
             let adjacent = adjacent_year(text, &cys, &ranged, &cnums, &n);
             // A clause year written right before another number is that number's.
+            // So is one written right after an extreme that stands between it and this one
+            // (`down to 110.1 from a 141.6 peak in 2023`: 2023 is the peak's; in `rose 6.9% to
+            // 211,915 in FY2023` the year is both figures').
+            let owned_after = |y: &YearMention| {
+                cnums.iter().any(|m| {
+                    m.start >= n.end && m.end <= y.start && {
+                        let gap = &text[m.end..y.start];
+                        let gw = super::vocabulary::words(gap);
+                        let lead = span_words(ws, n.end, m.start);
+                        !gap.contains([',', ';'])
+                            && gw.len() <= 3
+                            && (gw.iter().chain(lead.iter().rev().take(2)))
+                                .any(|w| EXTREMES.contains(&w.lower.as_str()))
+                            && !cnums.iter().any(|o| o.start >= m.end && o.end <= y.start)
+                    }
+                })
+            };
             let free_years: Vec<i32> = dedup(
                 cys.iter()
                     .filter(|y| {
@@ -1719,6 +1825,7 @@ fn read_sentence(
                             m.start != n.start && m.start >= y.end && leads(&text[y.end..m.start])
                         })
                     })
+                    .filter(|y| !owned_after(y))
                     .map(|y| y.year),
             );
             let mut span = None;
@@ -1776,6 +1883,13 @@ fn read_sentence(
                     *years.iter().max().expect("two years"),
                 );
                 span = Some((lo, hi));
+            }
+            if std::env::var("VOUCH_DEBUG").is_ok() {
+                eprintln!(
+                    "EMIT {} certain={certain} years={years:?} own={own_years} cys={:?} ",
+                    n.printed.raw,
+                    cys.iter().map(|y| y.year).collect::<Vec<_>>()
+                );
             }
             let against: Vec<Subject> = if comparison_sentence {
                 dedup(known_subjects.iter().copied().filter(|o| *o != subject))

@@ -188,6 +188,9 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
     let Some(text) = ctx.text(&name, "memo.unreadable", out) else {
         return MemoReading::default();
     };
+    // A lone `\r` ends a line for the parser; the reader's lines must end there too.
+    let normalised = parse::normalise_line_ends(text);
+    let text: &str = &normalised;
     let (depth, line) = parse::nesting_depth(text);
     if depth > parse::MAX_NESTING {
         out.push(

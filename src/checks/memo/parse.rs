@@ -114,11 +114,30 @@ impl Doc {
 /// needs more than a handful of levels (docs/security.md).
 pub const MAX_NESTING: usize = 64;
 
-/// The deepest container nesting any line opens, and that line (1-based): every `>` and list
-/// marker at the start of a line counts one level, and so do each two columns of indentation
-/// before them (how nested list items are written). A cheap upper bound, read before parsing.
+/// The memo's text with CommonMark's line ends: a lone `\r` ends a line as `\n` and `\r\n` do.
+/// Each lone `\r` becomes a `\n` (one byte for one, so every offset stays where it was); the
+/// text is borrowed when it has none.
+pub fn normalise_line_ends(text: &str) -> std::borrow::Cow<'_, str> {
+    let b = text.as_bytes();
+    let lone = |i: usize| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n');
+    if !(0..b.len()).any(lone) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let out: Vec<u8> = (0..b.len())
+        .map(|i| if lone(i) { b'\n' } else { b[i] })
+        .collect();
+    // Only ASCII `\r` bytes were replaced by ASCII `\n`: still UTF-8.
+    std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_default())
+}
+
+/// The deepest container nesting any line opens, and that line (1-based): every `>`, list
+/// marker and footnote definition (`[^note]:`) at the start of a line counts one level, and so
+/// do each two columns of indentation before them (how nested list items are written). Lines
+/// end where CommonMark ends them (`\n`, `\r\n` or a lone `\r`). A cheap upper bound, read
+/// before parsing.
 pub fn nesting_depth(text: &str) -> (usize, usize) {
     let mut deepest = (0, 0);
+    let text = normalise_line_ends(text);
     for (i, line) in text.lines().enumerate() {
         let b = line.as_bytes();
         let (mut at, mut depth, mut columns) = (0, 0, 0);
@@ -133,6 +152,7 @@ pub fn nesting_depth(text: &str) -> (usize, usize) {
             let digits = b[at..].iter().take_while(|c| c.is_ascii_digit()).count();
             let marker = match b.get(at) {
                 Some(b'>') => 1,
+                Some(b'[') if b.get(at + 1) == Some(&b'^') => footnote_label(&b[at..]),
                 Some(b'-' | b'*' | b'+') => 1,
                 Some(_)
                     if (1..=9).contains(&digits)
@@ -143,7 +163,8 @@ pub fn nesting_depth(text: &str) -> (usize, usize) {
                 _ => 0,
             };
             let spaced = marker > 0
-                && (b[at] == b'>' || matches!(b.get(at + marker), None | Some(b' ' | b'\t')));
+                && (matches!(b[at], b'>' | b'[')
+                    || matches!(b.get(at + marker), None | Some(b' ' | b'\t')));
             if !spaced {
                 break;
             }
@@ -156,6 +177,15 @@ pub fn nesting_depth(text: &str) -> (usize, usize) {
         }
     }
     deepest
+}
+
+/// The length of a footnote definition's label and colon at the start of `b` (`[^note]:`), 0
+/// when there is none.
+fn footnote_label(b: &[u8]) -> usize {
+    match b.iter().position(|&c| c == b']') {
+        Some(close) if close > 2 && b.get(close + 1) == Some(&b':') => close + 2,
+        _ => 0,
+    }
 }
 
 /// Parse the memo. Linear in its size; never fails. Callers bound its nesting first
@@ -394,6 +424,16 @@ mod tests {
         assert_eq!(nesting_depth("- a\n  - b\n    - c\n"), (3, 3));
         assert_eq!(nesting_depth("-5 is a number\n*emphasis*\n"), (0, 0));
         assert_eq!(nesting_depth(&">".repeat(100_000)).0, 100_000);
+        // A lone carriage return ends a line, as in CommonMark.
+        assert_eq!(
+            nesting_depth(&format!("x\r{}", ">".repeat(1000))),
+            (1000, 2)
+        );
+        assert_eq!(nesting_depth("a\r\n> b\r\n"), (1, 2));
+        // Footnote definitions are containers too.
+        assert_eq!(nesting_depth(&"[^a]: ".repeat(100)).0, 100);
+        assert_eq!(nesting_depth("[^a] is not a definition\n").0, 0);
+        assert_eq!(normalise_line_ends("a\rb\r\nc"), "a\nb\r\nc");
     }
 
     #[test]

@@ -12,6 +12,9 @@ use quick_xml::Reader;
 pub const MAX_DEPTH: usize = 64;
 /// Most elements read; a four-panel chart of a few years needs a few thousand at most.
 pub const MAX_ELEMENTS: usize = 50_000;
+/// More attributes on one element than any chart needs: too complex (quick-xml checks duplicates
+/// pairwise, so an element with 150,000 took seconds before this bound).
+pub const MAX_ATTRIBUTES: usize = 512;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attr {
@@ -211,14 +214,39 @@ pub fn parse(text: &str) -> Result<Document, ParseError> {
                 }
             }
             Event::Text(t) => {
-                let s = t.unescape().map_err(|e| {
-                    malformed(format!(
-                        "{e} (entities other than the five XML ones are never expanded)"
-                    ))
-                })?;
+                let s = t.decode().map_err(|e| malformed(e.to_string()))?;
                 match stack.last() {
-                    Some(&p) => doc.elements[p].children.push(Child::Text(s.into_owned())),
+                    Some(&p) => push_text(&mut doc.elements[p].children, &s),
                     None if s.trim().is_empty() => {}
+                    None => return Err(malformed("text outside the root element".into())),
+                }
+            }
+            // A reference in text comes as its own event: the five XML entities and character
+            // references are resolved into the text around them; no other entity is expanded.
+            Event::GeneralRef(r) => {
+                let name = r.decode().map_err(|e| malformed(e.to_string()))?;
+                let resolved: String = if r.is_char_ref() {
+                    match r.resolve_char_ref() {
+                        Ok(Some(c)) => c.to_string(),
+                        _ => {
+                            return Err(malformed(format!(
+                                "invalid character reference `&{name};`"
+                            )))
+                        }
+                    }
+                } else {
+                    match quick_xml::escape::resolve_predefined_entity(&name) {
+                        Some(v) => v.to_string(),
+                        None => {
+                            return Err(malformed(format!(
+                                "unknown entity `&{name};` (entities other than the five XML \
+                                 ones are never expanded)"
+                            )))
+                        }
+                    }
+                };
+                match stack.last() {
+                    Some(&p) => push_text(&mut doc.elements[p].children, &resolved),
                     None => return Err(malformed("text outside the root element".into())),
                 }
             }
@@ -258,6 +286,16 @@ pub fn parse(text: &str) -> Result<Document, ParseError> {
     }
 }
 
+/// Appends text to an element's children, joining it to the text right before it (text and
+/// references arrive as separate events).
+fn push_text(children: &mut Vec<Child>, s: &str) {
+    if let Some(Child::Text(t)) = children.last_mut() {
+        t.push_str(s);
+    } else {
+        children.push(Child::Text(s.to_string()));
+    }
+}
+
 fn push_element(
     doc: &mut Document,
     stack: &[usize],
@@ -274,15 +312,23 @@ fn push_element(
     local.drain(..local.len() - local_name(&local).len());
     let mut attrs = Vec::new();
     for a in e.attributes().with_checks(true) {
+        if attrs.len() >= MAX_ATTRIBUTES {
+            return Err(ParseError::TooComplex {
+                line,
+                reason: format!("an element with more than {MAX_ATTRIBUTES} attributes"),
+            });
+        }
         let a = a.map_err(|err| ParseError::Malformed {
             line,
             reason: err.to_string(),
         })?;
         let name = String::from_utf8_lossy(a.key.as_ref()).into_owned();
-        let value = a.unescape_value().map_err(|err| ParseError::Malformed {
-            line,
-            reason: format!("attribute `{name}`: {err} (entities are never expanded)"),
-        })?;
+        let value = a
+            .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+            .map_err(|err| ParseError::Malformed {
+                line,
+                reason: format!("attribute `{name}`: {err} (entities are never expanded)"),
+            })?;
         attrs.push(Attr {
             local_at: name.len() - local_name(&name).len(),
             name,
