@@ -309,7 +309,7 @@ fn kind_of(ft: &std::fs::FileType) -> &'static str {
 /// Open without following a link and without blocking, re-check that the opened handle is a
 /// regular file within the limit (the path may have been swapped since `symlink_metadata`),
 /// then read at most `limit + 1` bytes.
-fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+pub(crate) fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]

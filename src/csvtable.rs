@@ -5,6 +5,9 @@
 pub const MAX_COLUMNS: usize = 1_000;
 pub const MAX_ROWS: usize = 100_000;
 pub const MAX_FIELD_BYTES: usize = 64 * 1024;
+/// Cells in all: a run's tables hold a few thousand. Each cell read costs a string and, in a
+/// metrics file, an exact number; 16 MiB of one-digit cells would be 8 million of them (1.4 GB).
+pub const MAX_CELLS: usize = 250_000;
 
 /// A record: its 1-based line and its trimmed cells.
 pub type Record = (usize, Vec<String>);
@@ -53,6 +56,7 @@ fn read_with(parser: &mut csv_core::Reader, text: &str) -> Result<Vec<Record>, C
     let mut fields = vec![0u8; 1024];
     let mut ends = vec![0usize; 32];
     let mut out = Vec::new();
+    let mut cells_read = 0usize;
     // A record's line is the parser's line count before it (blank lines before it included).
     let mut line = parser.line() as usize;
     loop {
@@ -100,6 +104,12 @@ fn read_with(parser: &mut csv_core::Reader, text: &str) -> Result<Vec<Record>, C
         }
         if out.len() == MAX_ROWS {
             return Err(CsvError::TooLarge(format!("more than {MAX_ROWS} rows")));
+        }
+        cells_read += cells.len();
+        if cells_read > MAX_CELLS {
+            return Err(CsvError::TooLarge(format!(
+                "more than {MAX_CELLS} cells by line {start_line}"
+            )));
         }
         out.push((
             start_line,

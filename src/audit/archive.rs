@@ -190,7 +190,7 @@ fn read_tar_gz(bytes: &[u8], limits: ArchiveLimits) -> Result<Contents, String> 
             .max(16 << 20),
     );
     let gz = Inflated {
-        inner: flate2::read::GzDecoder::new(bytes),
+        inner: flate2::read::MultiGzDecoder::new(bytes),
         produced: 0,
         limit,
     };

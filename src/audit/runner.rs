@@ -146,18 +146,33 @@ impl Auditor {
         let meta = read_limited(&dir.join("run.json"), 1 << 20)
             .ok()
             .and_then(|b| serde_json::from_slice::<RunMeta>(&b).ok());
-        let bundle = Bundle::load_dir(&dir.join("bundle"), &self.spec).unwrap_or_default();
-        let source = match meta.as_ref().and_then(|m| m.source.as_ref()) {
-            Some(src) => {
-                let copy = dir.join("source").join(&src.file_name);
-                match read_limited(&copy, self.spec.limits.max_artifact_bytes) {
-                    Ok(bytes) => check_sha(src, bytes),
-                    Err(_) => self.fallback(&format!(
-                        "run has no source copy `source/{}` and no --source was given",
-                        src.file_name
-                    )),
+        let bundle = match real_dir(&dir.join("bundle")) {
+            Ok(()) => Bundle::load_dir(&dir.join("bundle"), &self.spec).unwrap_or_default(),
+            Err(e) => {
+                return Unit {
+                    path,
+                    meta,
+                    bundle: Bundle::default(),
+                    source: Err(e),
                 }
             }
+        };
+        let source = match meta.as_ref().and_then(|m| m.source.as_ref()) {
+            Some(src) => match plain_file_name(&src.file_name)
+                .and_then(|n| real_dir(&dir.join("source")).map(|()| n))
+            {
+                Err(e) => Err(e),
+                Ok(name) => {
+                    let copy = dir.join("source").join(name);
+                    match read_limited(&copy, self.spec.limits.max_artifact_bytes) {
+                        Ok(bytes) => check_sha(src, bytes),
+                        Err(_) => self.fallback(&format!(
+                            "run has no source copy `source/{}` and no --source was given",
+                            src.file_name.escape_debug()
+                        )),
+                    }
+                }
+            },
             None => self.fallback("run.json names no source and no --source was given"),
         };
         Unit {
@@ -270,13 +285,19 @@ impl Auditor {
     }
 }
 
+/// The run's source copy is the source only when its sha256 is the one `run.json` records
+/// (docs/runs.md); a record with no hash cannot vouch for its copy.
 fn check_sha(src: &RunSource, bytes: Vec<u8>) -> Result<(String, Vec<u8>), String> {
+    let name = plain_file_name(&src.file_name)?;
     match &src.sha256 {
-        Some(expected) if *expected != sha256_hex(&bytes) => Err(format!(
-            "the run's source copy `{}` does not match the sha256 recorded in run.json",
-            src.file_name
+        None => Err(format!(
+            "run.json records no source.sha256, so its source copy `{name}` cannot be checked; \
+             the run cannot be verified"
         )),
-        _ => Ok((src.file_name.clone(), bytes)),
+        Some(expected) if !expected.eq_ignore_ascii_case(&sha256_hex(&bytes)) => Err(format!(
+            "the run's source copy `{name}` does not match the sha256 recorded in run.json"
+        )),
+        _ => Ok((name.to_string(), bytes)),
     }
 }
 
@@ -327,6 +348,8 @@ fn error_result(path: String, meta: Option<&RunMeta>, error: String) -> RunResul
 }
 
 /// Read a regular file (never through a link) of at most `limit` bytes.
+/// Reads a regular file (never a link, a FIFO or a device) of at most `limit` bytes, bounded
+/// while reading too (a `/proc` file says it is empty): [`crate::bundle::read_regular`].
 fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     let meta = std::fs::symlink_metadata(path).map_err(|e| format!("`{}`: {e}", path.display()))?;
     if !meta.is_file() {
@@ -335,7 +358,36 @@ fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     if meta.len() > limit {
         return Err(format!("`{}` is larger than {limit} bytes", path.display()));
     }
-    std::fs::read(path).map_err(|e| format!("`{}`: {e}", path.display()))
+    crate::bundle::read_regular(path, limit).map_err(|e| format!("`{}`: {e}", path.display()))
+}
+
+/// A run's `source.file_name` names a file directly inside its `source/` directory: one plain
+/// component (no `/`, `\`, `..`, drive or root), so it can never point outside the run.
+fn plain_file_name(name: &str) -> Result<&str, String> {
+    let mut parts = Path::new(name).components();
+    match (parts.next(), parts.next()) {
+        (Some(std::path::Component::Normal(_)), None)
+            if !name.contains(['/', '\\', '\0']) && name != "." && name != ".." =>
+        {
+            Ok(name)
+        }
+        _ => Err(format!(
+            "run.json's source.file_name `{}` is not a plain file name inside the run's source/ \
+             directory; the run cannot be verified",
+            name.escape_debug()
+        )),
+    }
+}
+
+/// A directory of a run (`bundle/`, `source/`) must be one, not a link to one elsewhere.
+fn real_dir(path: &Path) -> Result<(), String> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(format!(
+            "`{}` is a symbolic link; vouch never follows links out of a run",
+            path.display()
+        )),
+        _ => Ok(()),
+    }
 }
 
 type SplitUnit = (

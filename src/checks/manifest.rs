@@ -254,6 +254,9 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
     reading
 }
 
+/// Most `generated_filenames` entries read one by one.
+const MAX_LISTED: usize = 1_000;
+
 fn check_generated(ctx: &Context, v: &Value, name: &str, loc: Location, out: &mut Vec<Finding>) {
     let Some(list) = v.as_array() else {
         out.push(
@@ -266,6 +269,23 @@ fn check_generated(ctx: &Context, v: &Value, name: &str, loc: Location, out: &mu
         );
         return;
     };
+    // A run writes six files; a list of thousands is not read entry by entry.
+    if list.len() > MAX_LISTED {
+        out.push(
+            Finding::fail(
+                "manifest.generated_filenames",
+                format!(
+                    "generated_filenames lists {} entries; a run writes {} files, so more than \
+                     {MAX_LISTED} are not read one by one",
+                    list.len(),
+                    ctx.spec.artifacts.all().len()
+                ),
+            )
+            .artifact(name)
+            .at(loc),
+        );
+        return;
+    }
     let dir = ctx.spec.manifest.execution_directory.trim_end_matches('/');
     let mut bases = Vec::new();
     for entry in list {

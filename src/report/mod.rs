@@ -253,6 +253,55 @@ impl Coverage {
     }
 }
 
+/// Most findings a report lists for one check; the rest are counted in one summary finding
+/// (a hostile bundle can make a check fire millions of times).
+pub const MAX_FINDINGS_PER_CHECK: usize = 500;
+
+/// Keeps the first [`MAX_FINDINGS_PER_CHECK`] findings of each check, in order, and puts after
+/// the last one kept a finding that says how many more there were (with the worst status among
+/// them, so the verdict is unchanged).
+pub fn cap_findings(findings: Vec<Finding>) -> Vec<Finding> {
+    let mut counts: std::collections::HashMap<&'static str, usize> = Default::default();
+    for f in &findings {
+        *counts.entry(f.id).or_default() += 1;
+    }
+    if counts.values().all(|&n| n <= MAX_FINDINGS_PER_CHECK) {
+        return findings;
+    }
+    let mut seen: std::collections::HashMap<&'static str, usize> = Default::default();
+    let mut dropped: std::collections::HashMap<&'static str, (usize, Status)> = Default::default();
+    let mut out = Vec::with_capacity(findings.len().min(counts.len() * MAX_FINDINGS_PER_CHECK));
+    let mut summary_at: Vec<(usize, &'static str, Option<String>)> = Vec::new();
+    for f in findings {
+        let k = seen.entry(f.id).or_default();
+        *k += 1;
+        if *k <= MAX_FINDINGS_PER_CHECK {
+            if *k == MAX_FINDINGS_PER_CHECK && counts[f.id] > MAX_FINDINGS_PER_CHECK {
+                summary_at.push((out.len() + 1, f.id, f.artifact.clone()));
+            }
+            out.push(f);
+        } else {
+            let d = dropped.entry(f.id).or_insert((0, f.status));
+            d.0 += 1;
+            d.1 = d.1.max(f.status);
+        }
+    }
+    for (at, id, artifact) in summary_at.into_iter().rev() {
+        let (n, status) = dropped[id];
+        let mut f = Finding::new(
+            id,
+            status,
+            format!(
+                "{n} more `{id}` findings are not listed (a report lists at most \
+                 {MAX_FINDINGS_PER_CHECK} per check)"
+            ),
+        );
+        f.artifact = artifact;
+        out.insert(at, f);
+    }
+    out
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub bundle: String,

@@ -276,3 +276,100 @@ mod generated {
         );
     }
 }
+
+/// A run directory whose `run.json` says `source` is `{file_name, sha256}`.
+fn run_dir_with(tmp: &Path, id: &str, file_name: &str, sha256: Option<&str>) -> std::path::PathBuf {
+    let run = tmp.join(id);
+    write_bundle(&run.join("bundle"), &northstar_files());
+    std::fs::create_dir_all(run.join("source")).unwrap();
+    let src = std::fs::read(northstar_source_path()).unwrap();
+    std::fs::write(
+        run.join("source/northstar_cloud_financial_statements.csv"),
+        &src,
+    )
+    .unwrap();
+    let mut source = serde_json::json!({ "file_name": file_name });
+    if let Some(h) = sha256 {
+        source["sha256"] = serde_json::Value::String(h.to_string());
+    }
+    let meta = serde_json::json!({ "schema": "vouch.run", "schema_version": 1, "run_id": id, "source": source });
+    std::fs::write(run.join("run.json"), meta.to_string()).unwrap();
+    run
+}
+
+#[test]
+fn a_run_json_cannot_point_its_source_outside_the_run() {
+    // `source.file_name` was joined unsanitised: `/etc/passwd` and `/proc/self/environ` were read
+    // and their text reached the results.
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tmp.path().join("outside.csv");
+    std::fs::copy(northstar_source_path(), &outside).unwrap();
+    let hash = vouch::bundle::sha256_hex(&std::fs::read(&outside).unwrap());
+    let names = [
+        "../outside.csv",
+        "../../outside.csv",
+        outside.to_str().unwrap(),
+        "/etc/passwd",
+        "/proc/self/environ",
+        "source/../../outside.csv",
+        "..",
+        "",
+    ];
+    for (i, name) in names.iter().enumerate() {
+        run_dir_with(tmp.path(), &format!("run_{i}"), name, Some(&hash));
+    }
+    let results = audit(&[tmp.path()], None, None);
+    assert_eq!(results.len(), names.len());
+    for r in &results {
+        assert_eq!(r.verdict, RunVerdict::Error, "{}: {:?}", r.path, r.error);
+        let e = r.error.as_deref().unwrap();
+        assert!(!e.contains("root:"), "{e}");
+        assert!(
+            e.contains("plain file name") || e.contains("no source copy"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn a_run_without_a_source_hash_is_not_verified_and_says_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    run_dir_with(
+        tmp.path(),
+        "run_1",
+        "northstar_cloud_financial_statements.csv",
+        None,
+    );
+    let r = audit(&[tmp.path()], None, None);
+    assert_eq!(r[0].verdict, RunVerdict::Error);
+    assert!(
+        r[0].error.as_deref().unwrap().contains("no source.sha256"),
+        "{:?}",
+        r[0].error
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_bundle_or_source_directory_is_not_followed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = std::fs::read(northstar_source_path()).unwrap();
+    let hash = vouch::bundle::sha256_hex(&src);
+    let name = "northstar_cloud_financial_statements.csv";
+    for which in ["bundle", "source"] {
+        let run = run_dir_with(tmp.path(), &format!("run_{which}"), name, Some(&hash));
+        let elsewhere = tmp.path().join(format!("elsewhere_{which}"));
+        std::fs::rename(run.join(which), &elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, run.join(which)).unwrap();
+    }
+    for r in audit(&[tmp.path()], None, None) {
+        if r.path.contains("run_") {
+            assert_eq!(r.verdict, RunVerdict::Error, "{}: {:?}", r.path, r.error);
+            assert!(
+                r.error.as_deref().unwrap().contains("symbolic link"),
+                "{:?}",
+                r.error
+            );
+        }
+    }
+}

@@ -5,6 +5,7 @@
 //! watchdog that fails the test if it hangs, and docs/security.md records measured times.
 
 mod fuzz;
+mod round2;
 
 use crate::support::*;
 use std::path::{Path, PathBuf};

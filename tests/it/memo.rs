@@ -826,6 +826,9 @@ fn figures_agents_write_correctly_are_never_contradicted() {
         "It fell 5.0% in FY2023 while revenue rose 10.7%, then rose 9.5% in FY2025.",
         // The year after an extreme is the extreme's.
         "DSO eased to 64.0 days from a 66.7 peak in FY2024.",
+        // A list continuing after a comparison: `FY2024 -9.9%` is receivables', not revenue's
+        // (receivables grew 13.22% and 23.96% in FY2023 and FY2024; revenue 17.65% and 10.74%).
+        "Receivables growth: FY2023 13.22% vs revenue 17.65%; FY2024 23.96% vs revenue 10.74%.",
         // A CAGR over the two years of the move before it.
         "Revenue rose from 842.6 (FY2021) to 1,498.3 (FY2025), a 15.5% CAGR, though it grew 10.74% in FY2024.",
     ] {

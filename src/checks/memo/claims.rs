@@ -274,9 +274,22 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
         }
     }
     // A number's unit word (`43.4 days`, `3 times`) is part of the number, not a quantity.
-    if !unknown.is_empty() {
-        let nums = numbers(text);
-        unknown.retain(|u| !nums.iter().any(|n| n.start <= u.start && u.end <= n.end));
+    // (Numbers are read over the words' own span: `text` may be a whole paragraph.)
+    if let (Some(first), Some(last)) = (ws.first(), ws.last()) {
+        if !unknown.is_empty() {
+            let (a, b) = (
+                text[..first.start]
+                    .rfind(|c: char| c.is_whitespace())
+                    .map_or(0, |i| i + 1),
+                last.end,
+            );
+            let nums = numbers(&text[a..b]);
+            unknown.retain(|u| {
+                !nums
+                    .iter()
+                    .any(|n| a + n.start <= u.start && u.end <= a + n.end)
+            });
+        }
     }
     let mut known: Vec<Mark> = vocab
         .mentions(ws)
@@ -598,10 +611,18 @@ const AGGREGATES: &[&str] = &[
     "summed",
     "totalled",
     "totaled",
+    "totalling",
+    "totaling",
     "altogether",
 ];
 
-/// Nouns right after an item that make the phrase its change (`AR increase of 1,260`).
+/// `added up to 523.4`, `adds up to`: a sum, as the aggregate words say.
+fn adds_up(ws: &[Word]) -> bool {
+    ws.windows(2).any(|w| {
+        matches!(w[0].lower.as_str(), "add" | "adds" | "added" | "adding") && w[1].lower == "up"
+    })
+}
+
 /// Words that make a figure the highest or lowest value of a series (`peaked at 3,010`).
 const EXTREMES: &[&str] = &[
     "peak", "peaked", "peaking", "low", "lowest", "high", "highest", "trough", "troughed", "max",
@@ -614,6 +635,7 @@ const PRONOUNS: &[&str] = &[
     "latter", "former", "he", "she", "we",
 ];
 
+/// Nouns right after an item that make the phrase its change (`AR increase of 1,260`).
 const CHANGE_NOUNS: &[&str] = &[
     "increase", "decrease", "change", "build", "release", "drawdown", "swing", "movement",
     "growth", "decline", "rise", "fall", "drop", "jump", "gain", "loss", "step-up", "outflow",
@@ -1162,6 +1184,7 @@ fn read_sentence(
     };
     let plausible = Arc::new(plausible);
     let mut previous_subject: Option<Result<Subject, String>> = None;
+    let mut previous_comparison = false;
     let mut known_subjects: Vec<Subject> =
         ms.iter().filter_map(|m| subject_of(&m.kind).ok()).collect();
     known_subjects.extend(row_subjects.iter().copied());
@@ -1261,10 +1284,11 @@ fn read_sentence(
                 continue;
             }
             // `Cumulatively FY2019-FY2024, FCF of 1,525`: a sum over years, not one year's value.
-            let aggregate = ws
+            let before_n = span_words(ws, cl.start, n.start);
+            let aggregate = before_n
                 .iter()
-                .filter(|w| w.start >= cl.start && w.end <= n.start)
-                .any(|w| AGGREGATES.contains(&w.lower.as_str()));
+                .any(|w| AGGREGATES.contains(&w.lower.as_str()))
+                || adds_up(before_n);
             let clause_range = ranges.iter().find(|r| r.2 >= cl.start && r.3 <= cl.end);
             if aggregate {
                 // Over a span its clause names, the sum of a money subject is recomputed.
@@ -1573,8 +1597,12 @@ fn read_sentence(
                         (Some(p), true) => p.clone(),
                         // `Cash conversion: FY2020 1.45x; FY2021 1.49x; …`: a clause of years
                         // and figures only continues the list of the clause before.
+                        // Not after a comparison (`FY2019 16.7% vs revenue 23.7%; FY2020
+                        // -8.9% vs …`): which side the list continues is not certain.
                         (Some(p @ Ok(_)), false)
-                            if cms.is_empty() && bare_list(cl.start, cl.end) =>
+                            if cms.is_empty()
+                                && bare_list(cl.start, cl.end)
+                                && !previous_comparison =>
                         {
                             p.clone()
                         }
@@ -1913,6 +1941,7 @@ fn read_sentence(
                 &plausible,
             );
         }
+        previous_comparison = cl.comparison;
         if let Some(cs) = clause_subject {
             previous_subject = Some(cs);
         } else if let Some(m) = cms.last() {

@@ -431,16 +431,26 @@ fn common_edge(edges: &[(f64, f64)], tol: f64) -> Option<f64> {
 /// rule or tick mark level with it.
 fn zero_position(scene: &Scene, panel: &Panel, tol: f64) -> Option<f64> {
     let axis = panel.axis;
-    let label = panel.texts.iter().map(|&t| &scene.texts[t]).find(|t| {
-        is_numeric(&t.content)
-            && year_of(&t.content).is_none()
-            && numeric_value(&t.content) == Some(0.0)
-    })?;
     // Digits sit about 0.35 em above the baseline at their middle.
-    let estimate = match axis {
-        Axis::Horizontal => axis.value((0.0, label.anchor.1 - 0.35 * label.font_px)),
-        Axis::Vertical => axis.value(label.bbox.center()),
+    let level = |t: &super::scene::Text| match axis {
+        Axis::Horizontal => axis.value((0.0, t.anchor.1 - 0.35 * t.font_px)),
+        Axis::Vertical => axis.value(t.bbox.center()),
     };
+    let labels: Vec<&super::scene::Text> = panel
+        .texts
+        .iter()
+        .map(|&t| &scene.texts[t])
+        .filter(|t| is_numeric(&t.content) && year_of(&t.content).is_none())
+        .collect();
+    // `-0%` is a small negative rounded, not zero.
+    let label = labels.iter().copied().find(|t| {
+        numeric_value(&t.content) == Some(0.0)
+            && !t.content.trim_start().starts_with(['-', '−', '('])
+    })?;
+    if rounded_labels(&labels, &level, tol) {
+        return None;
+    }
+    let estimate = level(label);
     let reach = (0.5 * label.font_px).max(tol);
     panel
         .shapes
@@ -459,6 +469,34 @@ fn zero_position(scene: &Scene, panel: &Panel, tol: f64) -> Option<f64> {
         })
         .min_by(|a, b| (a - estimate).abs().total_cmp(&(b - estimate).abs()))
         .or(Some(estimate))
+}
+
+/// Whether the value labels are rounded: evenly spaced on the axis but stepped unevenly in
+/// value (`38%, 28%, 19%, 9%, -0%, -10%` 62 px apart). Their zero is then only near zero, so it is
+/// no baseline.
+fn rounded_labels(
+    labels: &[&super::scene::Text],
+    level: &dyn Fn(&super::scene::Text) -> f64,
+    tol: f64,
+) -> bool {
+    let mut at: Vec<(f64, f64)> = labels
+        .iter()
+        .filter_map(|t| Some((level(t), numeric_value(&t.content)?)))
+        .collect();
+    if at.len() < 3 {
+        return false;
+    }
+    at.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let gaps: Vec<(f64, f64)> = at
+        .windows(2)
+        .map(|w| (w[1].0 - w[0].0, w[1].1 - w[0].1))
+        .collect();
+    let even = gaps.iter().all(|g| (g.0 - gaps[0].0).abs() <= tol.max(1.0));
+    let span = gaps.iter().map(|g| g.1.abs()).fold(0.0, f64::max);
+    let stepped = gaps
+        .iter()
+        .all(|g| (g.1 - gaps[0].1).abs() <= 1e-9 * span.max(1.0));
+    even && !stepped
 }
 
 /// A disagreement between the plot and the recomputed series.

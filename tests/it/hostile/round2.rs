@@ -1,0 +1,170 @@
+//! Hostile inputs, second round (issue 11): one case per class of broken promise, each failing
+//! before its fix. Large inputs are generated here; small ones live in `tests/hostile/`.
+
+use super::*;
+
+#[test]
+fn an_svg_element_with_150k_attributes_is_refused_not_parsed_for_seconds() {
+    // quick-xml 0.37 checked duplicate attributes pairwise: 150,000 took 17 s and passed.
+    let attrs: String = (0..150_000).map(|i| format!(" a{i}=\"1\"")).collect();
+    let svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect{attrs}/></svg>"#
+    );
+    let dir = bundle_with("financial_trends.svg", svg.as_bytes());
+    rejected_with("150k attributes", dir.path(), "svg.too_complex");
+}
+
+#[test]
+fn entity_references_in_svg_text_are_resolved_and_unknown_ones_refused() {
+    // quick-xml 0.41 reports references as their own events: the five XML entities and
+    // character references join the text around them; any other entity is malformed.
+    let good = northstar_text("financial_trends.svg");
+    let title = good
+        .split("<text")
+        .nth(1)
+        .and_then(|t| t.split('>').nth(1))
+        .and_then(|t| t.split('<').next())
+        .expect("a text element")
+        .to_string();
+    assert!(title.len() > 3, "{title}");
+    let escaped: String = title.chars().map(|c| format!("&#{};", c as u32)).collect();
+    let same = good.replacen(&format!(">{title}<"), &format!(">{escaped}<"), 1);
+    let a = verify_dir(bundle_with("financial_trends.svg", same.as_bytes()).path());
+    let b = verify_dir(bundle_dir().path());
+    let svg_ids = |r: &vouch::Report| -> Vec<(String, Status)> {
+        r.findings
+            .iter()
+            .filter(|f| f.family() == "svg")
+            .map(|f| (f.id.to_string(), f.status))
+            .collect()
+    };
+    assert_eq!(svg_ids(&a), svg_ids(&b), "{}", dump(&a));
+    let unknown = good.replacen(&format!(">{title}<"), ">&nbsp;<", 1);
+    let dir = bundle_with("financial_trends.svg", unknown.as_bytes());
+    rejected_with("unknown entity", dir.path(), "svg.malformed");
+}
+
+#[test]
+fn a_memo_nested_after_a_lone_carriage_return_is_refused() {
+    // The pre-scan split lines at `\n` only; pulldown-cmark also ends them at a lone `\r`:
+    // 400k `>` after `x\r` took 46 s and passed.
+    let n = 400_000;
+    for (case, text) in [
+        (
+            "quotes after a lone CR",
+            format!("x\r{}deep\n", ">".repeat(n)),
+        ),
+        (
+            "footnote definitions",
+            format!("x\n\n{}deep\n", "[^a]: ".repeat(n / 4)),
+        ),
+    ] {
+        let dir = bundle_with("investment_analysis.md", text.as_bytes());
+        rejected_with(case, dir.path(), "memo.too_complex");
+    }
+}
+
+#[test]
+fn a_memo_with_cr_only_line_ends_reads_as_the_same_memo() {
+    let good = northstar_text("investment_analysis.md");
+    let cr = good.replace('\n', "\r");
+    let a = verify_dir(bundle_with("investment_analysis.md", cr.as_bytes()).path());
+    let b = verify_dir(bundle_dir().path());
+    let memo = |r: &vouch::Report| -> Vec<(String, Option<usize>, Status)> {
+        r.findings
+            .iter()
+            .filter(|f| f.family() == "memo")
+            .map(|f| (f.id.to_string(), f.location.line, f.status))
+            .collect()
+    };
+    assert_eq!(memo(&a), memo(&b), "{}", dump(&a));
+}
+
+#[test]
+fn a_manifest_list_of_millions_is_one_finding_not_millions() {
+    // 5.5M entries aborted the process (allocation failure); 1M gave a 143 MB report.
+    let good: serde_json::Value =
+        serde_json::from_str(&northstar_text("analysis_run.json")).unwrap();
+    for n in [1_000_000usize, 5_500_000] {
+        let mut v = good.clone();
+        v["generated_filenames"] =
+            serde_json::Value::Array(vec![serde_json::Value::String(String::new()); n]);
+        let text = serde_json::to_string(&v).unwrap();
+        let dir = bundle_with("analysis_run.json", text.as_bytes());
+        let (code, json, _) = verify_binary(dir.path(), &[]);
+        assert_eq!(code, 1, "{n} entries");
+        assert!(json_has(&json, "manifest.generated_filenames", "fail"));
+        let listed = json["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["id"] == "manifest.generated_filenames" && c["message"].is_string())
+            .count();
+        assert!(listed <= 2, "{n} entries gave {listed} findings");
+    }
+}
+
+#[test]
+fn findings_of_one_check_are_capped_and_summarised() {
+    // 20,000 flags of items the source does not have: 500 listed, one summary, same verdict.
+    let mut csv = northstar_text("unusual_movements.csv");
+    let header = csv.lines().next().unwrap().to_string();
+    let cols = header.split(',').count();
+    for i in 0..20_000 {
+        let mut cells = vec![String::new(); cols];
+        cells[0] = "2024".into();
+        cells[1] = format!("no_such_item_{i}");
+        csv.push_str(&cells.join(","));
+        csv.push('\n');
+    }
+    let dir = bundle_with("unusual_movements.csv", csv.as_bytes());
+    let r = verify_dir(dir.path());
+    let max = vouch::report::MAX_FINDINGS_PER_CHECK;
+    let mut per: std::collections::BTreeMap<&str, usize> = Default::default();
+    for f in &r.findings {
+        *per.entry(f.id).or_default() += 1;
+    }
+    assert!(per.values().all(|&n| n <= max + 1), "{per:?}");
+    let summary = r
+        .findings
+        .iter()
+        .find(|f| f.message.contains("more `") && f.message.contains("not listed"))
+        .expect("a summary finding");
+    assert_eq!(summary.status, Status::Fail, "{}", summary.message);
+    assert_eq!(r.verdict().exit_code(), 1);
+}
+
+#[test]
+fn every_member_of_a_multi_member_tar_gz_is_read() {
+    // Only the first gzip member was read: a tar stream split over two members lost its second
+    // half, which tar and Python both extract.
+    use std::io::Write;
+    let files = northstar_files();
+    let mut tar = tar::Builder::new(Vec::new());
+    let mut cut = 0;
+    for (i, (name, bytes)) in files.iter().enumerate() {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(bytes.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        tar.append_data(&mut h, format!("bundle/{name}"), bytes.as_slice())
+            .unwrap();
+        if i == 2 {
+            cut = tar.get_ref().len();
+        }
+    }
+    let tar = tar.into_inner().unwrap();
+    let member = |part: &[u8]| {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(part).unwrap();
+        gz.finish().unwrap()
+    };
+    let mut bytes = member(&tar[..cut]);
+    bytes.extend(member(&tar[cut..]));
+    let contents = archive::read("runs.tar.gz", &bytes, limits()).unwrap();
+    let mut names: Vec<&str> = contents.files.iter().map(|(n, _)| n.as_str()).collect();
+    names.sort();
+    let mut want: Vec<String> = files.iter().map(|(n, _)| format!("bundle/{n}")).collect();
+    want.sort();
+    assert_eq!(names, want, "{:?}", contents.skipped);
+}
