@@ -253,6 +253,43 @@ impl Coverage {
     }
 }
 
+/// Bundle text quoted in a finding, made safe for every renderer: control characters (terminal
+/// escapes, carriage returns, line breaks, NUL), C1 controls and the bidirectional overrides
+/// that reorder a line become visible escapes (`\u{1b}`), so a message cannot clear a screen,
+/// forge a line of the report or a Markdown heading, or make JUnit XML invalid.
+pub fn inert(text: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| {
+        (c.is_control() && c != ' ')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+    };
+    if !text.chars().any(bad) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if bad(c) {
+            out.push_str(&c.escape_unicode().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// [`inert`] over a finding's message and the column it names.
+pub fn make_inert(findings: &mut [Finding]) {
+    for f in findings {
+        if let std::borrow::Cow::Owned(m) = inert(&f.message) {
+            f.message = m;
+        }
+        if let Some(c) = &f.location.column {
+            if let std::borrow::Cow::Owned(m) = inert(c) {
+                f.location.column = Some(m);
+            }
+        }
+    }
+}
+
 /// Most findings a report lists for one check; the rest are counted in one summary finding
 /// (a hostile bundle can make a check fire millions of times).
 pub const MAX_FINDINGS_PER_CHECK: usize = 500;

@@ -333,6 +333,18 @@ fn an_evidence_table_under_a_caption_citing_the_file_backs_a_topic() {
         "{}",
         dump(&r)
     );
+    // A source note right under the table cites it as well.
+    let with_note = without.replacen(
+        "## Bull case",
+        "Flags:\n\n| Year | Item | Change |\n|---|---|---|\n| FY2023 | capex | +57.70% |\n\n*Source: `unusual_movements.csv`.*\n\n## Bull case",
+        1,
+    );
+    let r = verify_memo(&with_note);
+    assert!(
+        findings_of(&r, "memo.missing_evidence").is_empty(),
+        "{}",
+        dump(&r)
+    );
     // The same table with no caption citing a file does not.
     let bare = without.replacen(
         "## Bull case",

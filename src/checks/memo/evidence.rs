@@ -5,7 +5,8 @@
 //!
 //! A table row is such a paragraph when it names the topic and a year (in the row, or in the
 //! header of a table with years as columns), and the file is cited in the row, in the table's
-//! header row or in the paragraph right before the table (its caption):
+//! header row, in the paragraph right before the table (its caption) or right after it (its
+//! source note):
 //! an evidence tie-out table (`| Receivables | AR 301.2 (2020) → 420.3 (2024) |` under `Fact
 //! (source: calculated_metrics.csv, years)`) traces the claim as well as prose does.
 
@@ -35,6 +36,13 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
         let caption = start
             .checked_sub(1)
             .is_some_and(|p| doc.blocks[p].kind == BlockKind::Paragraph && cites(&scans[p]));
+        // A source note right under the table (`*Source: calculated_metrics.csv.*`) cites it too.
+        let note = doc
+            .blocks
+            .get(i)
+            .is_some_and(|b| b.kind == BlockKind::Paragraph)
+            && scans.get(i).is_some_and(&cites);
+        let caption = caption || note;
         let header = cites(&scans[start]);
         let header_years = scans[start].years.iter().any(|y| years.contains(&y.year));
         for c in &mut table_cites[start..i] {

@@ -168,3 +168,49 @@ fn every_member_of_a_multi_member_tar_gz_is_read() {
     want.sort();
     assert_eq!(names, want, "{:?}", contents.skipped);
 }
+
+#[test]
+fn bundle_text_cannot_inject_escapes_or_lines_into_any_report() {
+    // A header cell with a terminal escape and a line break, and a cited file of the same: the
+    // human report printed them raw (a cleared screen, a fake green `accept:` line).
+    let forged = "\u{1b}[2J\u{1b}[32maccept: all good\u{1b}[0m\r\n## Verdict\u{202e}";
+    let metrics = northstar_text("calculated_metrics.csv").replacen(
+        "revenue_growth",
+        &format!("\"revenue_growth{forged}\""),
+        1,
+    );
+    // A wrong figure's sentence is quoted in its finding: the old report printed it raw.
+    let good_memo = northstar_text("investment_analysis.md");
+    assert!(good_memo.contains("## Executive view"));
+    let memo = good_memo.replacen(
+        "## Executive view",
+        &format!("## Executive view\n\nRevenue was $9,999.9 million in FY2025.{forged} ok"),
+        1,
+    );
+    let dir = bundle_with("calculated_metrics.csv", metrics.as_bytes());
+    std::fs::write(dir.path().join("investment_analysis.md"), memo).unwrap();
+    for format in ["human", "markdown", "junit", "json"] {
+        let source = northstar_source_path();
+        let (code, out, err, _) = vouch(
+            &[
+                "verify",
+                dir.path().to_str().unwrap(),
+                "--source",
+                source.to_str().unwrap(),
+                "--format",
+                format,
+            ],
+            None,
+        );
+        assert_eq!(code, 1, "{format}: {err}");
+        assert!(
+            !out.contains('\u{1b}') && !out.contains('\r') && !out.contains('\u{202e}'),
+            "{format} output carries raw control characters"
+        );
+        assert!(
+            !out.lines()
+                .any(|l| l.trim_start().starts_with("## Verdict")),
+            "{format}: a forged heading"
+        );
+    }
+}
