@@ -203,6 +203,26 @@ impl Bundle {
                 );
                 continue;
             }
+            // A hard link is another name of a file that may live outside the bundle: like a
+            // symbolic link, it is not read (the archive reader skips them too).
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                if meta.nlink() > 1 {
+                    bundle.findings.push(
+                        Finding::fail(
+                            "bundle.not_regular_file",
+                            format!(
+                                "`{name}` has {} hard links, so it may be a file from outside the \
+                                 bundle; it was not opened",
+                                meta.nlink()
+                            ),
+                        )
+                        .artifact(name),
+                    );
+                    continue;
+                }
+            }
             if meta.len() == 0 {
                 bundle.empty(name);
                 continue;

@@ -166,6 +166,29 @@ pub struct SourceFacts {
     pub years_unique_and_ordered: bool,
 }
 
+/// A file the user named (`--source`): links are followed (the user chose the path), but only a
+/// regular file of at most `limit` bytes is read, and the read itself is bounded, so a FIFO, a
+/// device or `/dev/zero` never blocks or fills memory.
+pub fn read_user_file(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > limit {
+        return Err(format!("larger than {limit} bytes"));
+    }
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > limit {
+        return Err(format!("larger than {limit} bytes"));
+    }
+    Ok(bytes)
+}
+
 impl Statements {
     pub fn read_path(path: &Path, spec: &Spec) -> Result<Statements, SourceError> {
         let shown = path.display().to_string();

@@ -179,11 +179,13 @@ pub fn generate(northstar: &Path, out: &Path, plan: &Plan) -> std::io::Result<Ve
         std::fs::write(dir.join("run.json"), serde_json::to_vec_pretty(&run)?)?;
         dirs.push(dir);
     }
-    // Links keep the bytes alive; the template itself must not be audited as a bundle.
+    // The template itself must not be audited as a bundle.
     std::fs::remove_dir_all(&template)?;
     Ok(dirs)
 }
 
+/// A copy, not a hard link: vouch does not read a bundle file that has other names (it may be a
+/// file from outside the bundle).
 fn link_or_copy(src: &Path, dst: &Path) -> std::io::Result<()> {
-    std::fs::hard_link(src, dst).or_else(|_| std::fs::copy(src, dst).map(|_| ()))
+    std::fs::copy(src, dst).map(|_| ())
 }

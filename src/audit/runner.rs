@@ -66,7 +66,9 @@ impl Auditor {
     ) -> Result<Auditor, String> {
         let fallback_source = match fallback_source {
             Some(p) => {
-                let bytes = std::fs::read(p)
+                // The same refusal as `verify`'s: a FIFO or a device is never opened, and the
+                // read is bounded.
+                let bytes = crate::source::read_user_file(p, spec.limits.max_artifact_bytes)
                     .map_err(|e| format!("cannot read source `{}`: {e}", p.display()))?;
                 let name = p
                     .file_name()

@@ -75,6 +75,16 @@ pub fn read_results(path: &Path) -> Result<Vec<RunResult>, ReadError> {
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     let open = || {
+        // A FIFO or a device would block or never end: only regular files are read.
+        match std::fs::metadata(path) {
+            Ok(m) if !m.is_file() => {
+                return Err(ReadError::Io {
+                    path: shown.clone(),
+                    why: "not a regular file".into(),
+                })
+            }
+            _ => {}
+        }
         std::fs::File::open(path).map_err(|e| ReadError::Io {
             path: shown.clone(),
             why: e.to_string(),

@@ -97,7 +97,7 @@ impl fmt::Display for Printed {
 /// Returns `None` for anything else (text, malformed grouping, empty).
 pub fn parse_number(text: &str) -> Option<Printed> {
     let raw = text.trim();
-    if raw.is_empty() || raw.len() > 64 {
+    if raw.is_empty() || raw.len() > 512 {
         return None;
     }
     let mut s = raw;

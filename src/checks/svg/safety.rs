@@ -29,19 +29,68 @@ pub fn hazards(doc: &Document) -> Vec<Hazard> {
     }
     for el in &doc.elements {
         let line = el.line;
-        match el.name.as_str() {
+        // Names compare case-insensitively: `<SCRIPT>` is inert in XML but live when the chart
+        // is inlined into HTML.
+        let name = el.name.to_ascii_lowercase();
+        if HTML_ONLY.contains(&name.as_str()) {
+            out.push(Hazard {
+                id: "svg.foreign_object",
+                line,
+                message: format!(
+                    "<{}> is an HTML element: inlined into a page it leaves the SVG and loads or runs content",
+                    el.name
+                ),
+            });
+        }
+        if ANIMATIONS.contains(&name.as_str()) {
+            // `<set attributeName="href" to="javascript:…">` sets a link as surely as `href`.
+            let animated = el
+                .attrs
+                .iter()
+                .find(|a| a.local().eq_ignore_ascii_case("attributeName"))
+                .map(|a| {
+                    a.value
+                        .rsplit(':')
+                        .next()
+                        .unwrap_or("")
+                        .trim()
+                        .to_ascii_lowercase()
+                });
+            if matches!(animated.as_deref(), Some("href" | "src")) {
+                for a in &el.attrs {
+                    let local = a.local().to_ascii_lowercase();
+                    if !matches!(local.as_str(), "to" | "from" | "values" | "by") {
+                        continue;
+                    }
+                    for v in a.value.split(';').filter(|v| !v.trim().is_empty()) {
+                        if !is_local_reference(v) {
+                            out.push(Hazard {
+                                id: "svg.external_href",
+                                line,
+                                message: format!(
+                                    "<{}> animates `href` to `{}`, outside the chart",
+                                    el.name,
+                                    shorten(v)
+                                ),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        match name.as_str() {
             "script" => out.push(Hazard {
                 id: "svg.script",
                 line,
                 message: "a <script> element runs code when the chart is opened".into(),
             }),
-            "foreignObject" => out.push(Hazard {
+            "foreignobject" => out.push(Hazard {
                 id: "svg.foreign_object",
                 line,
                 message: "a <foreignObject> embeds non-SVG (e.g. HTML) content".into(),
             }),
             "style" => {
-                let css = el.own_text();
+                let css = css_plain(&el.own_text());
                 if css.to_ascii_lowercase().contains("@import") {
                     out.push(Hazard {
                         id: "svg.external_style",
@@ -99,6 +148,61 @@ pub fn hazards(doc: &Document) -> Vec<Hazard> {
     out
 }
 
+/// Elements of HTML that an HTML parser takes out of inline SVG (or that load content there).
+const HTML_ONLY: &[&str] = &[
+    "iframe", "embed", "object", "img", "frame", "frameset", "link", "meta", "base", "form",
+    "input", "button", "audio", "video", "source", "body", "head", "html",
+];
+
+/// SVG animation elements, which can set any attribute.
+const ANIMATIONS: &[&str] = &["set", "animate", "animatetransform", "animatemotion"];
+
+/// CSS as its tokenizer reads it: comments removed and escapes decoded (`@\69mport` is
+/// `@import`, `\75rl(` is `url(`), so a disguised rule is matched like a plain one.
+fn css_plain(css: &str) -> String {
+    let mut out = String::with_capacity(css.len());
+    let mut chars = css.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut prev = ' ';
+                for d in chars.by_ref() {
+                    if prev == '*' && d == '/' {
+                        break;
+                    }
+                    prev = d;
+                }
+            }
+            '\\' => {
+                let mut hex = String::new();
+                while hex.len() < 6 && chars.peek().is_some_and(char::is_ascii_hexdigit) {
+                    hex.push(chars.next().expect("peeked"));
+                }
+                if hex.is_empty() {
+                    if let Some(d) = chars.next() {
+                        if d != '\n' {
+                            out.push(d);
+                        }
+                    }
+                } else {
+                    if chars.peek().is_some_and(|d| d.is_whitespace()) {
+                        chars.next();
+                    }
+                    let code = u32::from_str_radix(&hex, 16).unwrap_or(0xFFFD);
+                    out.push(
+                        char::from_u32(code)
+                            .filter(|&d| d != '\0')
+                            .unwrap_or('\u{fffd}'),
+                    );
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// `#fragment` or a `data:image/…` URI.
 fn is_local_reference(value: &str) -> bool {
     let v = value.trim();
@@ -109,8 +213,24 @@ fn is_local_reference(value: &str) -> bool {
 
 /// The targets of `url(…)` in CSS or an attribute that are not local references.
 fn outside_urls(text: &str) -> Vec<String> {
+    let text = &css_plain(text);
     let lower = text.to_ascii_lowercase();
     let mut out = Vec::new();
+    // `image-set("a.png" 1x)` fetches its strings without `url(`.
+    let mut at = 0;
+    while let Some(i) = lower[at..].find("image-set(") {
+        let start = at + i + "image-set(".len();
+        let end = lower[start..].find(')').map_or(text.len(), |j| start + j);
+        for quoted in text[start..end].split(['"', '\'']).skip(1).step_by(2) {
+            if !is_local_reference(quoted) {
+                out.push(shorten(quoted));
+            }
+        }
+        at = end;
+        if at >= text.len() {
+            break;
+        }
+    }
     let mut from = 0;
     while let Some(i) = lower[from..].find("url(") {
         let start = from + i + 4;
@@ -176,6 +296,39 @@ mod tests {
             ids("<svg><a href=\"data:text/html,x\"/></svg>"),
             ["svg.external_href"]
         );
+    }
+
+    #[test]
+    fn disguises_are_seen_through() {
+        // CSS escapes and comments, image-set, animated links, upper-case and HTML elements.
+        assert_eq!(
+            ids("<svg><style>@\\69mport 'a.css';</style></svg>"),
+            ["svg.external_style"]
+        );
+        assert_eq!(
+            ids("<svg><style>rect { fill: \\75rl(http://e.com/x) }</style></svg>"),
+            ["svg.external_style"]
+        );
+        assert_eq!(
+            ids("<svg><rect style=\"background: \\000075 rl(//e.com/x)\"/></svg>"),
+            ["svg.external_style"]
+        );
+        assert_eq!(
+            ids("<svg><rect style=\"background: image-set('http://e.com/a.png' 1x)\"/></svg>"),
+            ["svg.external_style"]
+        );
+        assert_eq!(
+            ids("<svg><a><set attributeName=\"href\" to=\"javascript:alert(1)\"/></a></svg>"),
+            ["svg.external_href"]
+        );
+        assert_eq!(
+            ids("<svg><a><animate attributeName=\"xlink:href\" values=\"#a;https://e.com\"/></a></svg>"),
+            ["svg.external_href"]
+        );
+        assert!(ids("<svg><set attributeName=\"fill\" to=\"red\"/></svg>").is_empty());
+        assert_eq!(ids("<svg><SCRIPT>alert(1)</SCRIPT></svg>"), ["svg.script"]);
+        assert_eq!(ids("<svg><foreignobject/></svg>"), ["svg.foreign_object"]);
+        assert_eq!(ids("<svg><iframe/></svg>"), ["svg.foreign_object"]);
     }
 
     #[test]

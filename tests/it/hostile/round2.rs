@@ -214,3 +214,42 @@ fn bundle_text_cannot_inject_escapes_or_lines_into_any_report() {
         );
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn a_hard_link_in_a_bundle_directory_is_not_read() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.md");
+    std::fs::write(&secret, northstar_text("investment_analysis.md")).unwrap();
+    let dir = bundle_dir();
+    let memo = dir.path().join("investment_analysis.md");
+    std::fs::remove_file(&memo).unwrap();
+    if std::fs::hard_link(&secret, &memo).is_err() {
+        eprintln!("hard links across these temporary directories are not possible here");
+        return;
+    }
+    rejected_with("a hard-linked memo", dir.path(), "bundle.not_regular_file");
+}
+
+#[cfg(unix)]
+#[test]
+fn audit_and_compare_refuse_fifos_and_devices_instead_of_hanging() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("source.csv");
+    let results = tmp.path().join("runs.jsonl");
+    for p in [&fifo, &results] {
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+    let dir = bundle_dir();
+    let bundle = dir.path().to_str().unwrap();
+    for source in [fifo.to_str().unwrap(), "/dev/zero"] {
+        let (code, _, err, _) = vouch(&["audit", bundle, "--source", source], None);
+        assert_eq!(code, 2, "audit --source {source}: {err}");
+        assert!(err.contains("not a regular file"), "{err}");
+    }
+    for input in [results.to_str().unwrap(), "/dev/zero"] {
+        let (code, _, err, _) = vouch(&["compare", input, input], None);
+        assert_eq!(code, 2, "compare {input}: {err}");
+    }
+}
