@@ -21,7 +21,7 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Script;
     "script.unreadable", Fail, "The script is not valid UTF-8 (or holds a NUL byte).";
     "script.syntax", Fail, "The script does not parse as Python 3.12 source (the first error's line is shown).";
     "script.non_stdlib_import", Fail, "An import names a module outside CPython 3.12's `sys.stdlib_module_names`.";
-    "script.network_or_process", Fail, "A network or process module is imported, or `os`'s process functions (system, popen, exec*, spawn*, fork) are referenced.";
+    "script.network_or_process", Fail, "A network or process module is imported, or `os`'s process functions (system, popen, exec*, spawn*, posix_spawn*, fork*) are referenced, however `os` is reached.";
     "script.relative_import", Fail, "A relative import (`from . import x`): the script must be one self-contained file.";
     "script.dynamic_import", Warn, "`__import__` or `importlib.import_module` with a module name that is not a string literal: what it imports cannot be checked.";
     "script.missing_artifact_name", Fail, "One of the five other artifacts' file names appears in no string literal of the script.";
@@ -34,10 +34,29 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Script;
 /// The names `from os import *` binds that could match a `forbidden_os_calls` pattern (CPython
 /// 3.12: `[n for n in dir(os) if re.match(r"system|popen|fork|exec|spawn", n)]`). After a star
 /// import a bare name is `os`'s only if `os` has it: a script's own `execute_query` is not.
-const OS_PROCESS_NAMES: [&str; 20] = [
-    "execl", "execle", "execlp", "execlpe", "execv", "execve", "execvp", "execvpe", "fork",
-    "forkpty", "popen", "spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnv", "spawnve", "spawnvp",
-    "spawnvpe", "system",
+const OS_PROCESS_NAMES: [&str; 22] = [
+    "execl",
+    "execle",
+    "execlp",
+    "execlpe",
+    "execv",
+    "execve",
+    "execvp",
+    "execvpe",
+    "fork",
+    "forkpty",
+    "popen",
+    "posix_spawn",
+    "posix_spawnp",
+    "spawnl",
+    "spawnle",
+    "spawnlp",
+    "spawnlpe",
+    "spawnv",
+    "spawnve",
+    "spawnvp",
+    "spawnvpe",
+    "system",
 ];
 
 /// Findings of one id beyond this many are summarised in the last one.

@@ -465,10 +465,26 @@ impl Bindings {
         self.os_star = true;
     }
 
-    /// Whether `expr` evaluates to the `os` module (as far as names tell).
+    /// Whether `expr` evaluates to the `os` module (as far as names tell): a name bound to it,
+    /// an import of it, another module's `os` (`shutil.os`, `posixpath.os`), or
+    /// `sys.modules["os"]` / `sys.modules.get("os")`.
     fn is_os(&self, expr: &Expr) -> bool {
         match expr {
             Expr::Name(n) => self.has(OS, n.id.as_str()),
+            Expr::Attribute(a) => OS_MODULES.contains(&a.attr.id.as_str()),
+            Expr::Subscript(sub) => {
+                matches!(sub.value.as_ref(), Expr::Attribute(m) if m.attr.id.as_str() == "modules")
+                    && matches!(sub.slice.as_ref(), Expr::StringLiteral(s)
+                        if OS_MODULES.contains(&join_string(s).as_str()))
+            }
+            Expr::Call(call)
+                if matches!(call.func.as_ref(), Expr::Attribute(g)
+                    if g.attr.id.as_str() == "get"
+                        && matches!(g.value.as_ref(), Expr::Attribute(m) if m.attr.id.as_str() == "modules")) =>
+            {
+                matches!(call.arguments.args.first(), Some(Expr::StringLiteral(s))
+                    if OS_MODULES.contains(&join_string(s).as_str()))
+            }
             Expr::Call(call) => match self.import_call(call) {
                 Some((_, Some(Expr::StringLiteral(s)))) => {
                     OS_MODULES.contains(&join_string(s).as_str())
@@ -702,6 +718,22 @@ impl Walk<'_> {
         match expr {
             Expr::Attribute(a) if self.b.is_os(&a.value) => {
                 self.os_reference(a.attr.id.as_str(), OsVia::Attribute, a.range());
+            }
+            // `vars(os)["system"]`, `os.__dict__["system"]`: an attribute looked up by name.
+            Expr::Subscript(sub) => {
+                let of_os = match sub.value.as_ref() {
+                    Expr::Call(c) => {
+                        matches!(c.func.as_ref(), Expr::Name(f) if f.id.as_str() == "vars")
+                            && c.arguments.args.first().is_some_and(|a| self.b.is_os(a))
+                    }
+                    Expr::Attribute(d) => {
+                        d.attr.id.as_str() == "__dict__" && self.b.is_os(&d.value)
+                    }
+                    _ => false,
+                };
+                if let (true, Expr::StringLiteral(name)) = (of_os, sub.slice.as_ref()) {
+                    self.os_reference(&join_string(name), OsVia::Getattr, sub.range());
+                }
             }
             Expr::Name(n) if self.b.os_star() => {
                 self.os_reference(n.id.as_str(), OsVia::StarImport, n.range());

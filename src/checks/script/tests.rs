@@ -332,8 +332,8 @@ fn module_names_in_comments_and_strings_do_not_count() {
 
 #[test]
 fn forbidden_modules_match_whole_top_level_names_only() {
-    // `socketserver` and `email` are stdlib and not in the spec's list.
-    clean("import socketserver\nimport email.utils\nimport sqlite3\n");
+    // `sockets`, `email` and `sqlite3` are not `socket`, nor in the spec's list.
+    clean("import email.utils\nimport sqlite3\nimport selectors\n");
 }
 
 // --- os process functions -------------------------------------------------------------------
@@ -369,6 +369,124 @@ fn os_process_calls_fail_in_every_form() {
     ] {
         fails(src, "script.network_or_process", line);
     }
+}
+
+#[test]
+fn side_doors_to_sockets_and_processes_fail() {
+    // Round 2 (issue 11): private modules, asyncio, process pools, programs run by the
+    // standard library, `os` reached through another module or looked up by name.
+    for (src, line) in [
+        (
+            "import _socket
+",
+            1,
+        ),
+        (
+            "import _posixsubprocess
+",
+            1,
+        ),
+        (
+            "import asyncio
+asyncio.run(asyncio.create_subprocess_exec('ls'))
+",
+            1,
+        ),
+        (
+            "from concurrent.futures import ProcessPoolExecutor
+",
+            1,
+        ),
+        (
+            "import socketserver
+",
+            1,
+        ),
+        (
+            "import nntplib
+",
+            1,
+        ),
+        (
+            "import webbrowser
+",
+            1,
+        ),
+        (
+            "import ensurepip
+",
+            1,
+        ),
+        (
+            "import pydoc
+pydoc.pipepager('x', 'sh')
+",
+            1,
+        ),
+        (
+            "import os
+os.posix_spawn('/bin/ls', ['ls'], {})
+",
+            2,
+        ),
+        (
+            "import os
+os.forkpty()
+",
+            2,
+        ),
+        (
+            "import shutil
+shutil.os.system('ls')
+",
+            2,
+        ),
+        (
+            "import posixpath
+posixpath.os.popen('ls')
+",
+            2,
+        ),
+        (
+            "import sys
+sys.modules['os'].system('ls')
+",
+            2,
+        ),
+        (
+            "import sys
+sys.modules.get('os').system('ls')
+",
+            2,
+        ),
+        (
+            "import os
+vars(os)['system']('ls')
+",
+            2,
+        ),
+        (
+            "import os
+os.__dict__['execv']('/bin/ls', [])
+",
+            2,
+        ),
+        (
+            "import shutil
+o = shutil.os
+o.system('ls')
+",
+            3,
+        ),
+    ] {
+        fails(src, "script.network_or_process", line);
+    }
+    // What analyses do use stays clean.
+    clean(
+        "import os, platform, sys
+print(platform.python_version(), os.path.join('a', 'b'), sys.argv)
+",
+    );
 }
 
 #[test]
