@@ -147,7 +147,12 @@ impl Jail {
         for file in SYSTEM_FILES {
             cmd.args(["--ro-bind-try", file, file]);
         }
+        // `--dev` is an unbounded tmpfs: its `/dev/shm` gets a bounded tmpfs of its own and
+        // the rest of `/dev` is read-only (device nodes still work).
         cmd.args(["--proc", "/proc", "--dev", "/dev"]);
+        cmd.arg("--size")
+            .arg(limits.tmp_bytes.min(64 << 20).to_string())
+            .args(["--tmpfs", "/dev/shm", "--remount-ro", "/dev"]);
         cmd.arg("--size")
             .arg(limits.tmp_bytes.to_string())
             .args(["--tmpfs", "/tmp"]);

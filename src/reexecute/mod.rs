@@ -287,6 +287,7 @@ impl ScratchDir {
     fn create() -> Result<ScratchDir, ReexecuteError> {
         use std::os::unix::fs::DirBuilderExt;
         let base = std::env::temp_dir();
+        sweep_stale(&base);
         for attempt in 0..16u32 {
             let nanos = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -314,6 +315,81 @@ impl ScratchDir {
 
 impl Drop for ScratchDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        remove_tree(&self.0);
+    }
+}
+
+/// Removes a directory tree without following links. `remove_dir_all` holds a descriptor per
+/// level, so a tree deeper than the open-file limit (a script can write one) defeats it; then
+/// the tree is taken apart from the top: each subdirectory is renamed up to the root's level
+/// (paths stay short, no descriptor stays open) and each emptied directory removed.
+fn remove_tree(root: &Path) {
+    if std::fs::remove_dir_all(root).is_ok() || std::fs::symlink_metadata(root).is_err() {
+        return;
+    }
+    let Some(parent) = root.parent() else { return };
+    let mut pending = vec![root.to_path_buf()];
+    let mut moved = 0u64;
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut subdirs = Vec::new();
+        for e in entries.flatten() {
+            let path = e.path();
+            match e.file_type() {
+                Ok(t) if t.is_dir() => subdirs.push(path),
+                _ => {
+                    let _ = std::fs::remove_file(&path);
+                }
+            }
+        }
+        if subdirs.is_empty() {
+            let _ = std::fs::remove_dir(&dir);
+            continue;
+        }
+        pending.push(dir);
+        for sub in subdirs {
+            moved += 1;
+            let up = parent.join(format!(
+                "{}.{moved}",
+                root.file_name()
+                    .map_or("scratch".into(), |n| n.to_string_lossy())
+            ));
+            match std::fs::rename(&sub, &up) {
+                Ok(()) => pending.push(up),
+                Err(_) => pending.push(sub),
+            }
+        }
+        if moved > 10_000_000 {
+            return;
+        }
+    }
+}
+
+/// Scratch directories of earlier runs that were killed before they could clean up (their
+/// process is gone): removed before a new one is made.
+fn sweep_stale(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix("vouch-reexecute-")
+            .and_then(|r| r.split(['-', '.']).next())
+            .and_then(|p| p.parse::<libc::pid_t>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: kill with signal 0 only checks that the process exists.
+        let gone = unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        let own = e
+            .metadata()
+            .is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == unsafe { libc::geteuid() });
+        if gone && own {
+            remove_tree(&e.path());
+        }
     }
 }

@@ -253,3 +253,60 @@ fn audit_and_compare_refuse_fifos_and_devices_instead_of_hanging() {
         assert_eq!(code, 2, "compare {input}: {err}");
     }
 }
+
+#[test]
+fn a_reexecuted_script_cannot_fill_dev_shm_or_leave_a_deep_tree_behind() {
+    // `/dev/shm` and the rest of bwrap's `--dev` tmpfs were unbounded (3 GB written past the
+    // 2 GiB limit); a tree deeper than the open-file limit was not cleaned up.
+    if !reexecution_possible() {
+        return;
+    }
+    let bundle = bundle_dir();
+    let script = "import os, sys\n\
+        written = 0\n\
+        try:\n\
+        \x20   with open('/dev/shm/fill', 'wb') as f:\n\
+        \x20       for _ in range(512):\n\
+        \x20           f.write(b'0' * (1 << 20)); written += 1\n\
+        except OSError:\n\
+        \x20   pass\n\
+        try:\n\
+        \x20   open('/dev/planted', 'w')\n\
+        \x20   planted = True\n\
+        except OSError:\n\
+        \x20   planted = False\n\
+        os.chdir('/mnt/data')\n\
+        for _ in range(3000):\n\
+        \x20   os.mkdir('d'); os.chdir('d')\n\
+        print(written, planted)\n\
+        sys.exit(3 if written > 64 or planted else 4)\n";
+    std::fs::write(bundle.path().join("analyze_financials.py"), script).unwrap();
+    let before: Vec<_> = scratch_dirs();
+    let limits = vouch::reexecute::jail::Limits {
+        open_files: 256,
+        ..short_limits()
+    };
+    let found = reexecute_dir(bundle.path(), &limits);
+    let failed = found
+        .iter()
+        .find(|f| f.id == "script.reexecution_failed")
+        .unwrap_or_else(|| panic!("{found:#?}"));
+    assert!(failed.message.contains("status 4"), "{}", failed.message);
+    let after = scratch_dirs();
+    assert!(
+        after.iter().all(|d| before.contains(d)),
+        "scratch left behind: {after:?}"
+    );
+}
+
+fn scratch_dirs() -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("vouch-reexecute-"))
+        })
+        .collect()
+}
