@@ -216,8 +216,10 @@ impl Comparison {
 struct Encoded {
     accepted: Vec<bool>,
     errored: Vec<bool>,
-    /// runs × checks: 0 not reported, 1 reported and not failing, 2 failed.
-    status: Vec<u8>,
+    /// Per run, the checks it reported, sorted by check index, with 1 (not failing) or 2
+    /// (failed): sparse, so memory follows what the runs hold, not runs × distinct checks (a
+    /// dense grid of 300,000 runs that each name other checks was 90 GB).
+    status: Vec<Vec<(u32, u8)>>,
 }
 
 const ABSENT: u8 = 0;
@@ -251,25 +253,35 @@ impl<'a> CheckIds<'a> {
 }
 
 fn encode(runs: &[RunResult], ids: &CheckIds) -> Encoded {
-    let width = ids.names.len();
-    let mut status = vec![ABSENT; runs.len() * width];
-    for (row, run) in status.chunks_mut(width.max(1)).zip(runs) {
-        if run.verdict == RunVerdict::Error {
-            continue;
+    let mut status = Vec::with_capacity(runs.len());
+    for run in runs {
+        let mut row: Vec<(u32, u8)> = Vec::new();
+        if run.verdict != RunVerdict::Error {
+            row.reserve(run.checks.len());
+            for (j, c) in run.checks.iter().enumerate() {
+                // Runs list their checks in the same order almost always; try that before
+                // hashing.
+                let i = match ids.names.get(j) {
+                    Some(&name) if name == c.check => j,
+                    _ => ids.index[c.check.as_str()],
+                };
+                let s = if c.status == "fail" {
+                    FAILED
+                } else {
+                    NOT_FAILED
+                };
+                row.push((i as u32, s));
+            }
+            // A check listed twice counts at its worst.
+            row.sort_unstable();
+            row.dedup_by(|later, kept| {
+                later.0 == kept.0 && {
+                    kept.1 = kept.1.max(later.1);
+                    true
+                }
+            });
         }
-        for (j, c) in run.checks.iter().enumerate() {
-            // Runs list their checks in the same order almost always; try that before hashing.
-            let i = match ids.names.get(j) {
-                Some(&name) if name == c.check => j,
-                _ => ids.index[c.check.as_str()],
-            };
-            let s = if c.status == "fail" {
-                FAILED
-            } else {
-                NOT_FAILED
-            };
-            row[i] = row[i].max(s);
-        }
+        status.push(row);
     }
     Encoded {
         accepted: runs
@@ -289,8 +301,10 @@ impl Encoded {
         self.accepted.len()
     }
 
-    fn cell(&self, run: usize, check: usize, width: usize) -> u8 {
-        self.status[run * width + check]
+    fn cell(&self, run: usize, check: usize, _width: usize) -> u8 {
+        let row = &self.status[run];
+        row.binary_search_by_key(&(check as u32), |e| e.0)
+            .map_or(ABSENT, |k| row[k].1)
     }
 }
 
@@ -323,10 +337,10 @@ impl Encoded {
     fn proportions(&self, endpoints: &[(String, Endpoint)], width: usize) -> Vec<Proportion> {
         let mut failed = vec![0u64; width];
         let mut reported = vec![0u64; width];
-        for row in self.status.chunks(width.max(1)) {
-            for ((f, n), &s) in failed.iter_mut().zip(reported.iter_mut()).zip(row) {
-                *f += u64::from(s == FAILED);
-                *n += u64::from(s != ABSENT);
+        for row in &self.status {
+            for &(i, s) in row {
+                failed[i as usize] += u64::from(s == FAILED);
+                reported[i as usize] += 1;
             }
         }
         let runs = self.runs() as u64;

@@ -310,3 +310,33 @@ fn scratch_dirs() -> Vec<std::path::PathBuf> {
         })
         .collect()
 }
+
+#[test]
+fn compare_memory_follows_the_runs_not_runs_times_distinct_checks() {
+    // A dense runs × checks grid: 300,000 runs that each name other checks needed 90 GB.
+    use vouch::audit::{CheckOutcome, RunResult, RunVerdict};
+    let side = |tag: &str| -> Vec<RunResult> {
+        (0..20_000)
+            .map(|i| RunResult {
+                run_id: format!("{tag}{i}"),
+                path: format!("{tag}/{i}"),
+                label: None,
+                trial: None,
+                model: None,
+                source_file: None,
+                source_sha256: None,
+                verdict: RunVerdict::Accept,
+                error: None,
+                checks: vec![CheckOutcome {
+                    check: format!("x.check_{tag}_{i}"),
+                    status: "pass".into(),
+                    findings: 0,
+                    message: None,
+                }],
+            })
+            .collect()
+    };
+    // 40,000 distinct checks over 40,000 runs: 1.6 billion cells densely, 40,000 sparsely.
+    let c = vouch::compare::compare(&side("a"), &side("b"), 0.05);
+    let _ = c;
+}
