@@ -36,7 +36,7 @@ enum Command {
     /// Finds run directories (run.json + bundle/) and bare bundles recursively, verifies each
     /// (each distinct source is recomputed once; verdicts are cached by content), and prints a
     /// summary. Exit status: 0 every run accepted, 1 any run rejected or not verifiable,
-    /// 2 bad usage or unreadable inputs.
+    /// 2 bad usage, unreadable inputs, or nothing found to verify.
     Audit(AuditArgs),
     /// Compare a candidate set of runs with a baseline: is the candidate significantly worse?
     ///
@@ -314,6 +314,20 @@ fn audit(args: AuditArgs) -> Result<u8> {
         SummaryFormat::Markdown => summary.render_markdown(),
     };
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    // Nothing verified is no pass: a CI job pointed at the wrong path, or an archive holding no
+    // bundle, must not go green.
+    if summary.accept + summary.reject + summary.error == 0 {
+        eprintln!(
+            "vouch audit: nothing to verify: no run directory, bundle or archive holding one was \
+             found in {}",
+            args.paths
+                .iter()
+                .map(|p| format!("`{}`", p.display()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return Ok(2);
+    }
     Ok(if summary.reject == 0 && summary.error == 0 {
         0
     } else {

@@ -340,3 +340,24 @@ fn compare_memory_follows_the_runs_not_runs_times_distinct_checks() {
     let c = vouch::compare::compare(&side("a"), &side("b"), 0.05);
     let _ = c;
 }
+
+#[test]
+fn an_audit_that_finds_nothing_to_verify_is_not_a_pass() {
+    // "audited 0 runs" exited 0: a CI job pointed at the wrong path, or an archive with nothing
+    // verifiable in it, went green.
+    let empty = tempfile::tempdir().unwrap();
+    let (code, _, err, _) = vouch(
+        &["audit", empty.path().to_str().unwrap(), "--no-cache"],
+        None,
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("nothing to verify"), "{err}");
+    let zip = empty.path().join("notes.zip");
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    w.start_file("notes/readme.txt", zip::write::SimpleFileOptions::default())
+        .unwrap();
+    std::io::Write::write_all(&mut w, b"nothing here").unwrap();
+    std::fs::write(&zip, w.finish().unwrap().into_inner()).unwrap();
+    let (code, _, err, _) = vouch(&["audit", zip.to_str().unwrap(), "--no-cache"], None);
+    assert_eq!(code, 2, "{err}");
+}
