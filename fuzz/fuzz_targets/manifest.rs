@@ -1,0 +1,3 @@
+//! `analysis_run.json`: the Northstar bundle with this artifact replaced by the fuzzer's bytes.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| vouch_fuzz::verify_with("analysis_run.json", data));

@@ -1,0 +1,3 @@
+//! `investment_analysis.md`: the Northstar bundle with this artifact replaced by the fuzzer's bytes.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| vouch_fuzz::verify_with("investment_analysis.md", data));

@@ -1,0 +1,3 @@
+//! `financial_trends.svg`: the Northstar bundle with this artifact replaced by the fuzzer's bytes.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| vouch_fuzz::verify_with("financial_trends.svg", data));
