@@ -338,6 +338,13 @@ pub(crate) fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
         opts.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
     let file = opts.open(path).map_err(|e| e.to_string())?;
+    read_opened(file, limit)
+}
+
+/// The bounded read of an opened file, shared by every reader of outside files: the handle must
+/// be a regular file within the limit (the path may have been swapped since it was checked),
+/// and at most `limit + 1` bytes are read (a `/proc` file says it is empty).
+pub(crate) fn read_opened(file: std::fs::File, limit: u64) -> Result<Vec<u8>, String> {
     let meta = file.metadata().map_err(|e| e.to_string())?;
     if !meta.is_file() {
         return Err("it is no longer a regular file".into());

@@ -170,7 +170,6 @@ pub struct SourceFacts {
 /// regular file of at most `limit` bytes is read, and the read itself is bounded, so a FIFO, a
 /// device or `/dev/zero` never blocks or fills memory.
 pub fn read_user_file(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
-    use std::io::Read;
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !meta.is_file() {
         return Err("not a regular file".into());
@@ -179,38 +178,17 @@ pub fn read_user_file(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
         return Err(format!("larger than {limit} bytes"));
     }
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > limit {
-        return Err(format!("larger than {limit} bytes"));
-    }
-    Ok(bytes)
+    crate::bundle::read_opened(file, limit)
 }
 
 impl Statements {
     pub fn read_path(path: &Path, spec: &Spec) -> Result<Statements, SourceError> {
         let shown = path.display().to_string();
-        let meta = std::fs::metadata(path).map_err(|e| SourceError::Io {
-            path: shown.clone(),
-            why: e.to_string(),
-        })?;
-        if !meta.is_file() {
-            return Err(SourceError::Io {
-                path: shown,
-                why: "not a regular file".into(),
-            });
-        }
-        if meta.len() > spec.limits.max_artifact_bytes {
-            return Err(SourceError::Io {
-                path: shown,
-                why: format!("larger than {} bytes", spec.limits.max_artifact_bytes),
-            });
-        }
-        let bytes = std::fs::read(path).map_err(|e| SourceError::Io {
-            path: shown.clone(),
-            why: e.to_string(),
+        let bytes = read_user_file(path, spec.limits.max_artifact_bytes).map_err(|why| {
+            SourceError::Io {
+                path: shown.clone(),
+                why,
+            }
         })?;
         let name = path
             .file_name()

@@ -301,7 +301,7 @@ impl Encoded {
         self.accepted.len()
     }
 
-    fn cell(&self, run: usize, check: usize, _width: usize) -> u8 {
+    fn cell(&self, run: usize, check: usize) -> u8 {
         let row = &self.status[run];
         row.binary_search_by_key(&(check as u32), |e| e.0)
             .map_or(ABSENT, |k| row[k].1)
@@ -322,11 +322,11 @@ enum Endpoint {
 impl Encoded {
     /// Some(true) when the endpoint's event happened in run `r`, Some(false) when not, None when
     /// it was not observed.
-    fn outcome(&self, r: usize, endpoint: Endpoint, width: usize) -> Option<bool> {
+    fn outcome(&self, r: usize, endpoint: Endpoint) -> Option<bool> {
         match endpoint {
             Endpoint::Accept => Some(self.accepted[r]),
             Endpoint::RunError => Some(self.errored[r]),
-            Endpoint::Check(i) => match self.cell(r, i, width) {
+            Endpoint::Check(i) => match self.cell(r, i) {
                 ABSENT => None,
                 s => Some(s == FAILED),
             },
@@ -391,7 +391,7 @@ pub fn compare(baseline: &[RunResult], candidate: &[RunResult], alpha: f64) -> C
         .enumerate()
         .map(|(k, (name, endpoint))| {
             let observed = [proportions[0][k], proportions[1][k]];
-            test_endpoint(name, *endpoint, observed, &sides, &pairs, width, &ln_fact)
+            test_endpoint(name, *endpoint, observed, &sides, &pairs, &ln_fact)
         })
         .collect();
 
@@ -470,7 +470,6 @@ fn test_endpoint(
     [baseline, candidate]: [Proportion; 2],
     sides: &[Encoded; 2],
     pairs: &[(usize, usize)],
-    width: usize,
     ln_fact: &LnFactorial,
 ) -> Difference {
     let (test, discordant, p, testable) = if pairs.is_empty() {
@@ -493,10 +492,7 @@ fn test_endpoint(
     } else {
         let (mut only_baseline, mut only_candidate) = (0u64, 0u64);
         for &(b, c) in pairs {
-            let pair = (
-                sides[0].outcome(b, endpoint, width),
-                sides[1].outcome(c, endpoint, width),
-            );
+            let pair = (sides[0].outcome(b, endpoint), sides[1].outcome(c, endpoint));
             match pair {
                 (Some(true), Some(false)) => only_baseline += 1,
                 (Some(false), Some(true)) => only_candidate += 1,
@@ -660,7 +656,7 @@ mod tests {
         ];
         // A table too small for 400 observations stands in for a side beyond EXACT_LIMIT.
         let small = LnFactorial::new(100);
-        let d = test_endpoint(ACCEPT, Endpoint::Accept, observed, &sides, &[], 0, &small);
+        let d = test_endpoint(ACCEPT, Endpoint::Accept, observed, &sides, &[], &small);
         assert_eq!(d.test, Test::TwoProportionZ);
         // statsmodels proportions_ztest([180, 150], [200, 200]) p = 7.890224290256148e-05
         assert!((d.p - 7.890224290256148e-05).abs() < 1e-15);
@@ -671,7 +667,6 @@ mod tests {
             observed,
             &sides,
             &pairs,
-            0,
             &LnFactorial::new(10),
         );
         assert_eq!(d.test, Test::McNemarChiSquare);
@@ -684,7 +679,6 @@ mod tests {
             observed,
             &sides,
             &pairs,
-            0,
             &LnFactorial::new(400),
         );
         assert_eq!(d.test, Test::McNemarExact);

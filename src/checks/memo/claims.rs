@@ -2330,8 +2330,14 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
             } else {
                 numbers(&masked)
             };
-            for n in nums {
-                let paired = paired_year(&cell_years, &n, &masked);
+            let cell_ranged: Vec<(usize, usize)> = year_ranges(&masked, &cell_years)
+                .iter()
+                .map(|r| (r.2, r.3))
+                .collect();
+            for n in &nums {
+                let paired =
+                    adjacent_year(&masked, &cell_years, &cell_ranged, &nums, n).map(|y| y.year);
+                let n = n.clone();
                 if skipped(ctx, &n) {
                     continue;
                 }
@@ -2444,29 +2450,6 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
             }
         }
     }
-}
-
-/// The year a cell writes right next to a figure: the year just before it with nothing but
-/// spaces, `:`, `=` or an opening parenthesis between (`2022 +23.2%`, `FY2023: 17.7%`), else the
-/// year just after it in parentheses or after `in` (`17.7% (2023)`). A separator (`;`, `,`) or
-/// another figure between them breaks the pair.
-fn paired_year(years: &[YearMention], n: &NumberMention, text: &str) -> Option<i32> {
-    let before = years.iter().rev().find(|y| y.end <= n.start).filter(|y| {
-        text[y.end..n.start]
-            .chars()
-            .all(|c| c.is_whitespace() || matches!(c, ':' | '=' | '('))
-    });
-    if let Some(y) = before {
-        return Some(y.year);
-    }
-    years
-        .iter()
-        .find(|y| y.start >= n.end)
-        .filter(|y| {
-            let gap = text[n.end..y.start].trim();
-            gap == "(" || gap == "in" || gap.is_empty()
-        })
-        .map(|y| y.year)
 }
 
 fn has_number(text: &str) -> bool {

@@ -213,6 +213,11 @@ fn is_local_reference(value: &str) -> bool {
 
 /// The targets of `url(…)` in CSS or an attribute that are not local references.
 fn outside_urls(text: &str) -> Vec<String> {
+    // Both `url(` and `image-set(` need a `(` (an escaped one opens no function): most attribute
+    // values have none and are not decoded at all.
+    if !text.contains('(') {
+        return Vec::new();
+    }
     let text = &css_plain(text);
     let lower = text.to_ascii_lowercase();
     let mut out = Vec::new();
