@@ -90,6 +90,13 @@ pub enum Problem {
         cell: String,
         year: Option<i32>,
     },
+    /// A well-formed decimal longer than vouch reads (`numbers::MAX_NUMBER_LEN`).
+    TooLong {
+        row: usize,
+        header: String,
+        len: usize,
+        year: Option<i32>,
+    },
     YearInvalid {
         row: usize,
         cell: String,
@@ -135,6 +142,11 @@ pub enum Problem {
         cell: String,
         year: Option<i32>,
     },
+    /// A column whose header is blank but which holds values (first at `row`).
+    UnnamedColumn {
+        column: usize,
+        row: usize,
+    },
     IgnoredColumn {
         header: String,
         cell: String,
@@ -155,14 +167,19 @@ pub struct Statements {
     /// spec column index → item index.
     canonical: Vec<Option<usize>>,
     pub problems: Vec<Problem>,
+    /// Rows (1-based) where the identity cannot be tested: its total or a part is missing or not
+    /// a number. Such a row neither holds nor breaks it.
+    pub identity_untested: Vec<usize>,
 }
 
 /// Facts about the source that a manifest may claim.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SourceFacts {
-    pub identity_every_row: bool,
+    /// `None` when no row breaks the identity but some row cannot be tested.
+    pub identity_every_row: Option<bool>,
     pub required_columns_present: bool,
-    pub numeric_values_valid: bool,
+    /// `None` when every cell is a decimal but some are too long for vouch to read.
+    pub numeric_values_valid: Option<bool>,
     pub years_unique_and_ordered: bool,
 }
 
@@ -262,20 +279,26 @@ impl Statements {
     pub fn facts(&self) -> SourceFacts {
         let p = &self.problems;
         SourceFacts {
-            identity_every_row: !p.iter().any(|x| matches!(x, Problem::Identity { .. }))
-                && !p.iter().any(|x| {
-                    matches!(
-                        x,
-                        Problem::MissingColumn { .. } | Problem::NonNumeric { .. }
-                    )
-                }),
+            identity_every_row: if p.iter().any(|x| matches!(x, Problem::Identity { .. })) {
+                Some(false)
+            } else if self.identity_untested.is_empty() {
+                Some(true)
+            } else {
+                None
+            },
             required_columns_present: !p.iter().any(|x| {
                 matches!(
                     x,
                     Problem::MissingColumn { .. } | Problem::MissingOneOf { .. }
                 )
             }),
-            numeric_values_valid: !p.iter().any(|x| matches!(x, Problem::NonNumeric { .. })),
+            numeric_values_valid: if p.iter().any(|x| matches!(x, Problem::NonNumeric { .. })) {
+                Some(false)
+            } else if p.iter().any(|x| matches!(x, Problem::TooLong { .. })) {
+                None
+            } else {
+                Some(true)
+            },
             years_unique_and_ordered: !p.iter().any(|x| {
                 matches!(
                     x,
@@ -308,6 +331,16 @@ impl Env for SourceEnv<'_> {
             _ => Err(Undefined::Missing("non-column reference".into())),
         }
     }
+}
+
+/// A sign, digits and at most one point, longer than vouch reads as a number.
+fn is_long_decimal(raw: &str) -> bool {
+    let s = raw.trim();
+    let body = s.strip_prefix(['-', '+']).unwrap_or(s);
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    s.len() > crate::numbers::MAX_NUMBER_LEN
+        && int.bytes().all(|b| b.is_ascii_digit())
+        && frac.bytes().all(|b| b.is_ascii_digit())
 }
 
 fn is_plain_number(raw: &str) -> bool {
@@ -383,9 +416,10 @@ fn build(
             years.push(y);
         }
         let mut prev: Option<i32> = None;
+        let mut seen = std::collections::HashSet::new();
         for (r, y) in years.iter().enumerate() {
             let Some(y) = *y else { continue };
-            if years[..r].contains(&Some(y)) {
+            if !seen.insert(y) {
                 problems.push(Problem::YearDuplicate {
                     row: r + 1,
                     year: y,
@@ -435,6 +469,16 @@ fn build(
                 continue; // a duplicate; the first one is used
             }
         }
+        if c.is_none() && raw_header.trim().is_empty() {
+            // No flag, metric or memo can name this column: it is not a line item.
+            if let Some(r) = data.iter().position(|row| !cell(row, h).is_empty()) {
+                problems.push(Problem::UnnamedColumn {
+                    column: h + 1,
+                    row: r + 1,
+                });
+            }
+            continue;
+        }
         let magnitude = c.is_some_and(|c| spec.source.columns[c].magnitude);
         let mut cells = Vec::with_capacity(rows);
         let mut bad: Option<String> = None;
@@ -473,7 +517,14 @@ fn build(
                     }));
                 }
                 None => {
-                    if c.is_some() {
+                    if c.is_some() && is_long_decimal(raw) {
+                        problems.push(Problem::TooLong {
+                            row: r + 1,
+                            header: raw_header.clone(),
+                            len: raw.trim().len(),
+                            year: years[r],
+                        });
+                    } else if c.is_some() {
                         problems.push(Problem::NonNumeric {
                             row: r + 1,
                             header: raw_header.clone(),
@@ -518,6 +569,7 @@ fn build(
         items,
         canonical,
         problems,
+        identity_untested: Vec::new(),
     };
     derive_pairs(&mut stmts, spec);
     check_identity(&mut stmts, spec);
@@ -643,8 +695,10 @@ fn check_identity(stmts: &mut Statements, spec: &Spec) {
     let total_c = spec.source.identity_total;
     let parts = &spec.source.identity_parts;
     let mut found = Vec::new();
+    let mut untested = Vec::new();
     for t in 0..stmts.rows {
         let Some(total) = stmts.item(total_c).and_then(|i| i.cells[t].clone()) else {
+            untested.push(t + 1);
             continue;
         };
         let mut sum: Option<Interval> = Some(Interval::point(crate::numbers::zero()));
@@ -658,7 +712,10 @@ fn check_identity(stmts: &mut Statements, spec: &Spec) {
                 None => sum = None,
             }
         }
-        let Some(sum) = sum else { continue };
+        let Some(sum) = sum else {
+            untested.push(t + 1);
+            continue;
+        };
         if !total.interval().overlaps(&sum) {
             found.push(Problem::Identity {
                 row: t + 1,
@@ -671,4 +728,5 @@ fn check_identity(stmts: &mut Statements, spec: &Spec) {
         }
     }
     stmts.problems.extend(found);
+    stmts.identity_untested = untested;
 }

@@ -49,11 +49,12 @@ pub fn parse_year_range(v: &Value) -> Option<(i32, i32)> {
     }
 }
 
-fn fact(facts: &SourceFacts, name: &str) -> Option<bool> {
+/// A claimable fact by name; the inner `None` when vouch cannot determine it for this source.
+fn fact(facts: &SourceFacts, name: &str) -> Option<Option<bool>> {
     match name {
-        "required_columns_present" => Some(facts.required_columns_present),
+        "required_columns_present" => Some(Some(facts.required_columns_present)),
         "numeric_values_valid" => Some(facts.numeric_values_valid),
-        "years_unique_and_ordered" => Some(facts.years_unique_and_ordered),
+        "years_unique_and_ordered" => Some(Some(facts.years_unique_and_ordered)),
         _ => None,
     }
 }
@@ -195,13 +196,24 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
                             .artifact(name)
                             .at(at("validation_results")),
                     ),
-                    Some(Value::Bool(b)) if *b == facts.identity_every_row => {}
+                    Some(Value::Bool(b)) if Some(*b) == facts.identity_every_row => {}
+                    Some(Value::Bool(b)) if facts.identity_every_row.is_none() => out.push(
+                        Finding::info(
+                            "manifest.identity_claim",
+                            format!(
+                                "claims {key} = {b}; vouch cannot judge it: no row breaks the identity, but {} cannot be tested (a cell it needs is missing or not a number)",
+                                rows_phrase(stmts.identity_untested.as_slice())
+                            ),
+                        )
+                        .artifact(name)
+                        .at(at(key)),
+                    ),
                     Some(Value::Bool(b)) => out.push(
                         Finding::fail(
                             "manifest.identity_claim",
                             format!(
                                 "claims {key} = {b}, but vouch found the accounting identity {} in every row of the source",
-                                if facts.identity_every_row { "holds" } else { "does not hold" }
+                                if facts.identity_every_row == Some(true) { "holds" } else { "does not hold" }
                             ),
                         )
                         .artifact(name)
@@ -219,12 +231,23 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
                     };
                     for n in &claim.names {
                         let Some(v) = vr.get(n) else { continue };
-                        match v {
-                            Value::Bool(b) if *b == truth => {}
-                            _ => out.push(
+                        match (v, truth) {
+                            (Value::Bool(b), Some(t)) if *b == t => {}
+                            (Value::Bool(b), None) => out.push(
+                                Finding::info(
+                                    "manifest.claim",
+                                    format!("claims {n} = {b}; vouch cannot determine it for this source"),
+                                )
+                                .artifact(name)
+                                .at(at(n)),
+                            ),
+                            (_, truth) => out.push(
                                 Finding::fail(
                                     "manifest.claim",
-                                    format!("claims {n} = {v}, but vouch found it {truth} for the source"),
+                                    match truth {
+                                        Some(t) => format!("claims {n} = {v}, but vouch found it {t} for the source"),
+                                        None => format!("claims {n} = {v}, not a JSON boolean"),
+                                    },
                                 )
                                 .artifact(name)
                                 .at(at(n)),
@@ -369,6 +392,18 @@ fn kind(v: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::Array(_) => "list",
         Value::Object(_) => "object",
+    }
+}
+
+/// `row 3` or `rows 2, 3, 5 and 4 more`, for messages about source rows.
+fn rows_phrase(rows: &[usize]) -> String {
+    const SHOWN: usize = 5;
+    let shown: Vec<String> = rows.iter().take(SHOWN).map(|r| r.to_string()).collect();
+    match rows.len() {
+        0 => "no row".into(),
+        1 => format!("row {}", shown[0]),
+        n if n <= SHOWN => format!("rows {} and {}", shown[..n - 1].join(", "), shown[n - 1]),
+        n => format!("rows {} and {} more", shown.join(", "), n - SHOWN),
     }
 }
 

@@ -9,6 +9,7 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Source;
     "source.missing_column", Fail, "A required column (after aliases) is absent from the source.";
     "source.duplicate_column", Fail, "Two source columns map to the same canonical name.";
     "source.non_numeric", Fail, "A required source cell is blank or not a plain decimal number.";
+    "source.number_too_long", Fail, "A source cell is a decimal longer than vouch reads as a number (512 characters): vouch cannot use the source, and says so rather than call the number malformed.";
     "source.year_invalid", Fail, "A year cell is not an integer.";
     "source.year_duplicate", Fail, "A year appears in more than one row.";
     "source.year_order", Fail, "Years are not strictly ascending.";
@@ -17,7 +18,7 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Source;
     "source.identity", Fail, "total_assets = total_liabilities + total_equity fails as an interval overlap in a row.";
     "source.gross_profit_mismatch", Fail, "gross_profit and revenue - cost_of_revenue are both printed and disagree as intervals.";
     "source.magnitude", Info, "A negative capex or interest expense was read as its magnitude.";
-    "source.ignored_column", Info, "A non-required column with non-numeric cells was ignored.";
+    "source.ignored_column", Info, "A non-required column was ignored: it has non-numeric cells, or no header.";
 ];
 
 pub fn check(stmts: &Statements, out: &mut Vec<Finding>) {
@@ -47,6 +48,14 @@ pub fn check(stmts: &Statements, out: &mut Vec<Finding>) {
                 } else {
                     format!("`{cell}` in column `{header}` is not a plain decimal number")
                 },
+            )
+            .at(Location { row: Some(*row), column: Some(header.clone()), year: *year, ..Default::default() }),
+            Problem::TooLong { row, header, len, year } => Finding::fail(
+                "source.number_too_long",
+                format!(
+                    "a decimal of {len} characters in column `{header}` is longer than the {} vouch reads as a number",
+                    crate::numbers::MAX_NUMBER_LEN
+                ),
             )
             .at(Location { row: Some(*row), column: Some(header.clone()), year: *year, ..Default::default() }),
             Problem::YearInvalid { row, cell } => Finding::fail(
@@ -105,6 +114,11 @@ pub fn check(stmts: &Statements, out: &mut Vec<Finding>) {
                 format!("`{cell}` in `{header}` read as its magnitude {}", cell.trim_start_matches(['-', '−'])),
             )
             .at(Location { row: Some(*row), column: Some(header.clone()), year: *year, ..Default::default() }),
+            Problem::UnnamedColumn { column, row } => Finding::info(
+                "source.ignored_column",
+                format!("column {column} has no header but holds values (first in row {row}); ignored: no flag or metric can name it"),
+            )
+            .at(Location { row: Some(*row), ..Default::default() }),
             Problem::IgnoredColumn { header, cell } => Finding::info(
                 "source.ignored_column",
                 format!("column `{header}` has non-numeric cells (e.g. `{cell}`) and is not required; ignored"),

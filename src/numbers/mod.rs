@@ -92,12 +92,16 @@ impl fmt::Display for Printed {
     }
 }
 
+/// The longest printed number vouch reads, in bytes: exact arithmetic on longer literals costs
+/// more than any real figure is worth, and a longer one is said to be too long, not misread.
+pub const MAX_NUMBER_LEN: usize = 512;
+
 /// Parse a printed number: optional sign (`-`, `+`, `−`), parentheses for negatives, a leading
 /// currency sign, thousands separators in valid groups, an exponent, and a trailing `%` or `x`.
 /// Returns `None` for anything else (text, malformed grouping, empty).
 pub fn parse_number(text: &str) -> Option<Printed> {
     let raw = text.trim();
-    if raw.is_empty() || raw.len() > 512 {
+    if raw.is_empty() || raw.len() > MAX_NUMBER_LEN {
         return None;
     }
     let mut s = raw;

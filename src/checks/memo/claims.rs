@@ -695,7 +695,7 @@ fn plausible_of(
                 if money(ctx, b)
                     && text
                         .and_then(|t| t.get(..m.start))
-                        .is_some_and(|t| t.trim_end().to_ascii_lowercase().ends_with("of")) =>
+                        .is_some_and(ends_with_word_of) =>
             {
                 Some(b)
             }
@@ -726,6 +726,12 @@ fn plausible_of(
         against,
         span,
     }
+}
+
+/// Whether `t`, trimmed, ends in `of` in any case (read from its end: `t` may be a paragraph).
+fn ends_with_word_of(t: &str) -> bool {
+    let b = t.trim_end().as_bytes();
+    b.len() >= 2 && b[b.len() - 2..].eq_ignore_ascii_case(b"of")
 }
 
 /// The year a number is written next to, if any: in parentheses or after `in` right after it
@@ -1043,15 +1049,22 @@ fn read_block(
     }
 }
 
-/// The parenthesised groups of `text[s..e]`: `(open, close)` byte offsets.
-fn paren_groups(text: &str, s: usize, e: usize) -> Vec<(usize, usize)> {
+/// The parenthesised groups (`(open, close)` byte offsets) opened in `text[s..open_before]` and
+/// closed before `e` and at most [`GROUP_REACH`] bytes past `open_before`: the scan stops there,
+/// so a sentence never reads the rest of its paragraph.
+fn groups_until(text: &str, s: usize, e: usize, open_before: usize) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut stack = Vec::new();
+    let stop = e.min(open_before.saturating_add(GROUP_REACH));
     for (i, c) in text[s..e].char_indices() {
+        let at = s + i;
+        if at >= open_before && (stack.is_empty() || at >= stop) {
+            break;
+        }
         match c {
             '(' => stack.push(s + i),
             ')' => {
-                if let Some(o) = stack.pop() {
+                if let Some(o) = stack.pop().filter(|&o| o < open_before) {
                     out.push((o, s + i + 1));
                 }
             }
@@ -1060,6 +1073,9 @@ fn paren_groups(text: &str, s: usize, e: usize) -> Vec<(usize, usize)> {
     }
     out
 }
+
+/// How far past a sentence a parenthesis opened in it may close and still count.
+const GROUP_REACH: usize = 1_000;
 
 /// Whether byte `at` lies inside the group.
 fn inside(g: (usize, usize), at: usize) -> bool {
@@ -1104,10 +1120,7 @@ fn read_sentence(
         }
     }
     // Groups opened in the sentence (one closing after its last word still counts).
-    let groups: Vec<(usize, usize)> = paren_groups(text, s, text.len())
-        .into_iter()
-        .filter(|g| g.0 < e)
-        .collect();
+    let groups: Vec<(usize, usize)> = groups_until(text, s, text.len(), e);
     // The year a parenthesis holding the number follows right after, when it names none itself.
     let paren_year = |at: usize| -> Option<i32> {
         let g = groups

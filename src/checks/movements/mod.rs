@@ -367,7 +367,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
         }
     };
     let stmts = ctx.stmts;
-    let mut listed: Vec<(usize, ItemRef)> = Vec::new();
+    let mut listed: std::collections::HashSet<(usize, ItemRef)> = Default::default();
     let mut judged: Vec<Judged> = Vec::new();
     for row in &table.rows {
         let loc = Location {
@@ -446,7 +446,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             year: Some(truth.years[t]),
             ..loc
         };
-        listed.push((t, res.item));
+        listed.insert((t, res.item));
         let mut flags = supporting(truth, metrics, t, res.item);
         if let Some(r) = res.only_rule {
             flags.retain(|f| f.basis == Basis::Rule(r));
@@ -651,12 +651,11 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
     }
 
     // Every expected pair must be listed.
-    let mut reported: Vec<(usize, ItemRef)> = Vec::new();
+    let mut reported: std::collections::HashSet<(usize, ItemRef)> = Default::default();
     for f in truth.expected() {
-        if listed.contains(&(f.t, f.item)) || reported.contains(&(f.t, f.item)) {
+        if listed.contains(&(f.t, f.item)) || !reported.insert((f.t, f.item)) {
             continue;
         }
-        reported.push((f.t, f.item));
         let Basis::Rule(r) = f.basis else { continue };
         let rule = &spec.movements.rules[r];
         let x = &f.changes[0];

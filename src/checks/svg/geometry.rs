@@ -93,36 +93,119 @@ fn parse_transform_list(s: &str) -> Option<Transform> {
         let name = rest[..open].trim();
         let args = numbers(&rest[open + 1..close])?;
         let t = match (name, args.as_slice()) {
-            ("matrix", [a, b, c, d, e, f]) => Transform {
-                a: *a,
-                b: *b,
-                c: *c,
-                d: *d,
-                e: *e,
-                f: *f,
-            },
-            ("translate", [x]) => Transform::translate(*x, 0.0),
-            ("translate", [x, y]) => Transform::translate(*x, *y),
-            ("scale", [s]) => Transform::scale(*s, *s),
-            ("scale", [x, y]) => Transform::scale(*x, *y),
-            ("rotate", [deg]) => rotation(*deg),
             ("rotate", [deg, cx, cy]) => Transform::translate(*cx, *cy)
                 .then(&rotation(*deg))
                 .then(&Transform::translate(-cx, -cy)),
-            ("skewX", [deg]) => Transform {
-                c: deg.to_radians().tan(),
-                ..Transform::IDENTITY
-            },
-            ("skewY", [deg]) => Transform {
-                b: deg.to_radians().tan(),
-                ..Transform::IDENTITY
-            },
+            ("matrix" | "translate" | "scale" | "rotate", _) => transform_function(name, &args)?,
+            ("skewX", _) => transform_function("skewx", &args)?,
+            ("skewY", _) => transform_function("skewy", &args)?,
             _ => return None,
         };
         out = out.then(&t);
         rest = &rest[close + 1..];
     }
     Some(out)
+}
+
+/// The CSS `transform` property (`scale(0.5) translate(10px, 4px) rotate(90deg)`): its functions
+/// with px lengths and deg, rad, grad or turn angles. `None` for what vouch cannot place (a
+/// percentage or font-relative length, a 3D function): a caller must not guess.
+pub fn parse_css_transform(s: &str) -> Option<Transform> {
+    let s = s.trim();
+    if s.eq_ignore_ascii_case("none") {
+        return Some(Transform::IDENTITY);
+    }
+    let mut out = Transform::IDENTITY;
+    let mut rest = s;
+    while !rest.trim().is_empty() {
+        rest = rest.trim_start();
+        let open = rest.find('(')?;
+        let close = rest.find(')')?;
+        if close < open {
+            return None;
+        }
+        let name = rest[..open].trim().to_ascii_lowercase();
+        let raw: Vec<&str> = rest[open + 1..close]
+            .split(',')
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .collect();
+        let kind = if name.starts_with("rotate") || name.starts_with("skew") {
+            CssArg::Angle
+        } else if name.starts_with("translate") {
+            CssArg::Length
+        } else {
+            CssArg::Number
+        };
+        let args = raw
+            .iter()
+            .map(|a| css_number(a, kind))
+            .collect::<Option<Vec<f64>>>()?;
+        let t = transform_function(&name, &args)?;
+        out = out.then(&t);
+        rest = &rest[close + 1..];
+    }
+    Some(out)
+}
+
+/// One transform function by its lowercase CSS name (SVG's are the same with fewer forms).
+fn transform_function(name: &str, args: &[f64]) -> Option<Transform> {
+    let skew = |x: f64, y: f64| Transform {
+        b: y.to_radians().tan(),
+        c: x.to_radians().tan(),
+        ..Transform::IDENTITY
+    };
+    Some(match (name, args) {
+        ("matrix", [a, b, c, d, e, f]) => Transform {
+            a: *a,
+            b: *b,
+            c: *c,
+            d: *d,
+            e: *e,
+            f: *f,
+        },
+        ("translate" | "translatex", [x]) => Transform::translate(*x, 0.0),
+        ("translate", [x, y]) => Transform::translate(*x, *y),
+        ("translatey", [y]) => Transform::translate(0.0, *y),
+        ("scale", [k]) => Transform::scale(*k, *k),
+        ("scale", [x, y]) => Transform::scale(*x, *y),
+        ("scalex", [x]) => Transform::scale(*x, 1.0),
+        ("scaley", [y]) => Transform::scale(1.0, *y),
+        ("rotate", [deg]) => rotation(*deg),
+        ("skew" | "skewx", [x]) => skew(*x, 0.0),
+        ("skew", [x, y]) => skew(*x, *y),
+        ("skewy", [y]) => skew(0.0, *y),
+        _ => return None,
+    })
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum CssArg {
+    Number,
+    Length,
+    Angle,
+}
+
+/// One CSS transform argument: a plain number (scale, matrix), a px length, or an angle in deg,
+/// rad, grad or turn (returned in degrees). A unitless length or angle other than 0 is invalid
+/// CSS, which a browser drops: `None`, as for units vouch cannot resolve.
+fn css_number(a: &str, kind: CssArg) -> Option<f64> {
+    let split = a
+        .find(|c: char| c.is_ascii_alphabetic() || c == '%')
+        .unwrap_or(a.len());
+    let (num, unit) = a.split_at(split);
+    let v: f64 = num.trim().parse().ok().filter(|v: &f64| v.is_finite())?;
+    let unit = unit.to_ascii_lowercase();
+    Some(match (unit.as_str(), kind) {
+        ("", CssArg::Number) => v,
+        ("", _) if v == 0.0 => 0.0,
+        ("px", CssArg::Length) => v,
+        ("deg", CssArg::Angle) => v,
+        ("rad", CssArg::Angle) => v.to_degrees(),
+        ("grad", CssArg::Angle) => v * 0.9,
+        ("turn", CssArg::Angle) => v * 360.0,
+        _ => return None,
+    })
 }
 
 fn rotation(deg: f64) -> Transform {

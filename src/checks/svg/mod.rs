@@ -15,7 +15,7 @@ use crate::checks::Context;
 use crate::numbers::{show_auto, to_f64};
 use crate::report::registry::CheckDef;
 use crate::report::Coverage;
-use crate::report::{Family, Finding, Location, NumberDetail};
+use crate::report::{Family, Finding, Location, NumberDetail, Status};
 use fidelity::{Form, Miss, Target};
 use geometry::{px, BBox};
 use panels::{year_of, Detection, Panel};
@@ -25,7 +25,8 @@ use scene::{Scene, SizeProblem};
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Svg;
     "svg.unreadable", Fail, "The chart is not valid UTF-8 (or holds a NUL byte).";
     "svg.malformed", Fail, "The chart is not well-formed XML (an undeclared entity counts: entities are never expanded).";
-    "svg.too_complex", Fail, "The chart nests elements more than 64 deep or holds more than 50,000 elements.";
+    "svg.too_complex", Fail, "The chart nests elements more than 64 deep, holds more than 50,000 elements, or more than 10,000 style rules.";
+    "svg.unmodelled", Warn, "The chart uses a style rule, transform, opacity or animation vouch does not evaluate for a property it reads (size, position, visibility): what vouch read may not be what a viewer sees, so the chart's checks are not certain.";
     "svg.doctype_entity", Fail, "A DOCTYPE with an internal subset or ENTITY declaration; it is never expanded.";
     "svg.doctype", Info, "A DOCTYPE without internal subset (as matplotlib writes); allowed, no DTD is fetched.";
     "svg.root", Fail, "The root element is not `svg`.";
@@ -101,6 +102,32 @@ fn check_text(ctx: &Context, text: &str, out: &mut Vec<Finding>) -> Coverage {
         }
     };
     let scene = scene::build(&doc, &canvas, chart.default_font_px, char_width_em);
+    if scene.style_rules > style::MAX_RULES {
+        out.push(Finding::fail(
+            "svg.too_complex",
+            format!(
+                "the chart's style sheets hold more than {} rules; the chart was not read further",
+                style::MAX_RULES
+            ),
+        ));
+        return Coverage::default();
+    }
+    let unmodelled: Vec<Finding> = scene
+        .unmodelled
+        .iter()
+        .map(|(line, what)| {
+            let f = Finding::warn(
+                "svg.unmodelled",
+                format!("{what}; what a viewer sees may differ from what vouch read"),
+            );
+            if *line > 0 {
+                f.line(*line)
+            } else {
+                f
+            }
+        })
+        .collect();
+    listed_as("svg.unmodelled", Status::Warn, "", unmodelled, out);
     let canvas_box = canvas.bbox();
     text_findings(&scene, &canvas_box, chart.min_font_px, tol, out);
     let roles = panels::roles(&scene, tol);
@@ -163,15 +190,26 @@ fn quoted(s: &str) -> String {
 }
 
 /// Push findings of one id, listing at most [`MAX_LISTED`] and summarising the rest.
-fn listed(id: &'static str, mut found: Vec<Finding>, out: &mut Vec<Finding>) {
+fn listed(id: &'static str, found: Vec<Finding>, out: &mut Vec<Finding>) {
+    listed_as(id, Status::Fail, "text(s) ", found, out)
+}
+
+fn listed_as(
+    id: &'static str,
+    status: Status,
+    noun: &str,
+    mut found: Vec<Finding>,
+    out: &mut Vec<Finding>,
+) {
     let extra = found.len().saturating_sub(MAX_LISTED);
     found.truncate(MAX_LISTED);
     out.extend(found);
     if extra > 0 {
-        out.push(Finding::fail(
-            id,
-            format!("{extra} more text(s) like the above"),
-        ));
+        let message = format!("{extra} more {noun}like the above");
+        out.push(match status {
+            Status::Warn => Finding::warn(id, message),
+            _ => Finding::fail(id, message),
+        });
     }
 }
 

@@ -3,10 +3,11 @@
 //! Definitions and other non-rendered content are skipped. Nothing here judges.
 
 use super::geometry::{
-    coordinate, numbers, parse_length, parse_path, parse_transform, BBox, Length, Transform,
+    coordinate, numbers, parse_css_transform, parse_length, parse_path, parse_transform, BBox,
+    Length, Transform,
 };
 use super::parse::{Child, Document, Element};
-use super::style::{font_size, winning, StyleSheet};
+use super::style::{font_size, winning, StyleSheet, PROPERTIES as STYLE_PROPERTIES};
 
 /// Most path vertices read across the chart (bounds time and memory).
 pub const MAX_VERTICES: usize = 500_000;
@@ -31,6 +32,56 @@ const NOT_RENDERED: [&str; 17] = [
     "font",
     "font-face",
 ];
+
+/// Animation elements: what they animate is not what vouch reads at rest.
+const ANIMATIONS: [&str; 4] = ["animate", "set", "animateTransform", "animateMotion"];
+
+/// Attributes whose animation moves or resizes what the checks read.
+const ANIMATED_GEOMETRY: [&str; 15] = [
+    "x", "y", "width", "height", "cx", "cy", "r", "rx", "ry", "d", "points", "x1", "y1", "x2", "y2",
+];
+
+/// A long value, cut for a message.
+fn clip(s: &str) -> String {
+    if s.chars().count() > 60 {
+        format!("{}…", s.chars().take(60).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+/// `0.5` or `50%`, clamped to [0, 1] as CSS does; `None` if not a number.
+fn opacity(v: &str) -> Option<f64> {
+    let v = v.trim();
+    let o = match v.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().ok()? / 100.0,
+        None => v.parse::<f64>().ok()?,
+    };
+    o.is_finite().then(|| o.clamp(0.0, 1.0))
+}
+
+/// `transform-origin` in px (`10px 20px`, `0 0`, `left top`); `None` for what depends on a box
+/// vouch does not compute (`center`, percentages).
+fn transform_origin(v: &str) -> Option<(f64, f64)> {
+    let mut xy = [0.0f64; 2];
+    let parts: Vec<&str> = v.split_whitespace().collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return None;
+    }
+    for (k, p) in parts.iter().take(2).enumerate() {
+        xy[k] = match p.to_ascii_lowercase().as_str() {
+            "left" | "top" => 0.0,
+            _ => match parse_length(p) {
+                Some(Length::Px(px)) if p.ends_with("px") || px == 0.0 => px,
+                _ => return None,
+            },
+        };
+    }
+    if parts.len() == 3 && parse_length(parts[2]) != Some(Length::Px(0.0)) {
+        return None;
+    }
+    Some((xy[0], xy[1]))
+}
 
 /// The rendered canvas: `[0, width] × [0, height]` px, and the map from root user units to px.
 #[derive(Clone, Debug, PartialEq)]
@@ -115,6 +166,12 @@ pub struct Scene {
     pub shapes: Vec<Shape>,
     /// Container elements that hold something drawn, by element index, with their line.
     pub groups: Vec<(usize, usize)>,
+    /// What vouch does not model that may change what a viewer sees: a style rule it does not
+    /// evaluate, a transform or opacity it cannot resolve, an animation of a property it reads.
+    /// Each with the line it is on (0: a `<style>` rule) and a description.
+    pub unmodelled: Vec<(usize, String)>,
+    /// Style rules seen (see [`super::style::MAX_RULES`]).
+    pub style_rules: usize,
 }
 
 /// The root's canvas (contract §4: min(width/vb_width, height/vb_height); with `%` or absent
@@ -205,6 +262,8 @@ struct State {
     fill_opacity: String,
     anchor: String,
     hidden: bool,
+    /// Group opacity so far (a child cannot raise it).
+    opacity: f64,
     groups: Vec<usize>,
 }
 
@@ -222,11 +281,30 @@ pub fn build(doc: &Document, canvas: &Canvas, default_font_px: f64, char_width_e
     for e in doc.elements.iter().filter(|e| e.name == "style") {
         sheet.add(&e.own_text());
     }
+    let unmodelled = sheet
+        .unmodelled
+        .iter()
+        .map(|u| {
+            (
+                0,
+                format!(
+                    "the style rule `{}` sets `{}`, and vouch does not evaluate such rules",
+                    clip(&u.rule),
+                    u.property
+                ),
+            )
+        })
+        .collect();
+    let style_rules = sheet.seen;
     let mut b = Builder {
         doc,
         sheet,
         char_width_em,
-        scene: Scene::default(),
+        scene: Scene {
+            unmodelled,
+            style_rules,
+            ..Scene::default()
+        },
         vertices: 0,
     };
     let state = State {
@@ -236,18 +314,36 @@ pub fn build(doc: &Document, canvas: &Canvas, default_font_px: f64, char_width_e
         fill_opacity: "1".into(),
         anchor: "start".into(),
         hidden: false,
+        opacity: 1.0,
         groups: Vec::new(),
     };
+    for el in &doc.elements {
+        if !ANIMATIONS.contains(&el.name.as_str()) {
+            continue;
+        }
+        let target = match el.name.as_str() {
+            "animateTransform" => Some("transform"),
+            "animateMotion" => Some("position"),
+            _ => el.attr("attributeName").map(str::trim),
+        };
+        if let Some(t) = target.filter(|t| {
+            *t == "position" || STYLE_PROPERTIES.contains(t) || ANIMATED_GEOMETRY.contains(t)
+        }) {
+            b.unmodel(el.line, format!("<{}> animates `{t}`", el.name));
+        }
+    }
     b.walk(0, &state);
     b.scene
 }
 
 impl Builder<'_> {
     /// The element's own state: inherited values overridden by its declarations.
-    fn state(&self, i: usize, parent: &State) -> Option<State> {
+    fn state(&mut self, i: usize, parent: &State) -> Option<State> {
         let el = &self.doc.elements[i];
         let mut s = parent.clone();
-        for (prop, value) in winning(&self.sheet.declarations(el)) {
+        let mut transform = None;
+        let mut origin = None;
+        for (prop, value) in winning(&self.sheet.declarations(self.doc, i)) {
             let v = value.trim();
             if v == "inherit" {
                 continue;
@@ -259,13 +355,59 @@ impl Builder<'_> {
                 "text-anchor" => s.anchor = v.to_string(),
                 "display" if v == "none" => return None,
                 "visibility" => s.hidden = v == "hidden" || v == "collapse",
+                "opacity" => match opacity(v) {
+                    Some(o) => s.opacity *= o,
+                    None => {
+                        self.unmodel(el.line, format!("opacity `{}` on <{}>", clip(v), el.name))
+                    }
+                },
+                "transform" => transform = Some(value.clone()),
+                "transform-origin" => origin = Some(value.clone()),
                 _ => {}
             }
         }
-        if let Some(t) = el.attr("transform") {
-            s.ctm = s.ctm.then(&parse_transform(t));
+        if let Some(t) = transform {
+            // The attribute is SVG syntax; a style sheet's value is CSS syntax.
+            let m = if el.attr("transform") == Some(t.as_str()) {
+                Some(parse_transform(&t))
+            } else {
+                parse_css_transform(&t)
+            };
+            let o = match origin.as_deref().map(str::trim) {
+                None => Some((0.0, 0.0)),
+                Some(o) => transform_origin(o),
+            };
+            match (m, o) {
+                (Some(m), Some((ox, oy))) => {
+                    let m = Transform::translate(ox, oy)
+                        .then(&m)
+                        .then(&Transform::translate(-ox, -oy));
+                    s.ctm = s.ctm.then(&m);
+                }
+                (None, _) => self.unmodel(
+                    el.line,
+                    format!("transform `{}` on <{}>", clip(&t), el.name),
+                ),
+                (_, None) => self.unmodel(
+                    el.line,
+                    format!(
+                        "transform-origin `{}` on <{}>",
+                        clip(origin.as_deref().unwrap_or("")),
+                        el.name
+                    ),
+                ),
+            }
+        }
+        if s.opacity <= 0.0 {
+            s.hidden = true;
         }
         Some(s)
+    }
+
+    fn unmodel(&mut self, line: usize, what: String) {
+        if self.scene.unmodelled.len() < super::style::MAX_RULES {
+            self.scene.unmodelled.push((line, what));
+        }
     }
 
     fn walk(&mut self, i: usize, parent: &State) {
@@ -342,7 +484,7 @@ impl Builder<'_> {
 
     /// Collect character data of `i` and its unpositioned tspans; positioned ones are returned.
     fn gather(
-        &self,
+        &mut self,
         i: usize,
         content: &mut String,
         positioned: &mut Vec<(usize, State)>,

@@ -1,20 +1,120 @@
 //! Simple CSS for charts: `<style>` rules with element, `.class` and `#id` selectors (compounds
-//! like `text.title` too), declarations, the `font` shorthand, and the cascade of the few
-//! properties the checks need (contract §4). Rules with combinators or pseudo-classes are ignored:
-//! they are rare in generated charts, and guessing their reach would be worse than skipping them.
+//! like `text.title` too) joined by descendant and child combinators, declarations with
+//! `!important`, the `font` shorthand, and the cascade of the few properties the checks read
+//! (contract §4). A rule vouch cannot evaluate (sibling combinators, pseudo-classes, attribute
+//! selectors, rules inside `@media` and other at-rules, `@keyframes`) is never guessed at: when
+//! it sets a property the checks read, it is recorded so the chart's reading can be said to be
+//! uncertain.
 
 use super::geometry::{parse_length, Length};
-use super::parse::Element;
+use super::parse::{Document, Element};
 
 /// The properties the checks read.
-pub const PROPERTIES: [&str; 6] = [
+pub const PROPERTIES: [&str; 9] = [
     "font-size",
     "fill",
     "fill-opacity",
     "text-anchor",
     "display",
     "visibility",
+    "opacity",
+    "transform",
+    "transform-origin",
 ];
+
+/// Most style rules read; a chart with more is too complex to read.
+pub const MAX_RULES: usize = 10_000;
+
+/// Most compounds in one selector that vouch evaluates.
+const MAX_COMPOUNDS: usize = 8;
+
+/// One declaration: a lowercased property name, its value, and whether it is `!important`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Declaration {
+    pub name: String,
+    pub value: String,
+    pub important: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Combinator {
+    Descendant,
+    Child,
+}
+
+/// A selector: its subject and, nearest first, the compounds its ancestors must match.
+#[derive(Clone, Debug, PartialEq)]
+struct Selector {
+    subject: Compound,
+    ancestors: Vec<(Combinator, Compound)>,
+}
+
+impl Selector {
+    /// `None` for anything vouch does not evaluate.
+    fn parse(s: &str) -> Option<Selector> {
+        let s = s.trim();
+        if s.is_empty() || s.contains(|c: char| "+~:[()\\".contains(c)) {
+            return None;
+        }
+        let spaced = s.replace('>', " > ");
+        let mut compounds: Vec<(Combinator, Compound)> = Vec::new();
+        let mut pending = Combinator::Descendant;
+        for token in spaced.split_whitespace() {
+            if token == ">" {
+                if compounds.is_empty() || pending == Combinator::Child {
+                    return None;
+                }
+                pending = Combinator::Child;
+                continue;
+            }
+            compounds.push((pending, Compound::parse(token)?));
+            pending = Combinator::Descendant;
+        }
+        if pending == Combinator::Child || compounds.is_empty() || compounds.len() > MAX_COMPOUNDS {
+            return None;
+        }
+        // compounds[i].0 joins compounds[i - 1] to compounds[i]; ancestors go nearest first,
+        // each with the combinator joining it to the compound on its right.
+        let ancestors = (0..compounds.len() - 1)
+            .rev()
+            .map(|j| (compounds[j + 1].0, compounds[j].1.clone()))
+            .collect();
+        let (_, subject) = compounds.pop()?;
+        Some(Selector { subject, ancestors })
+    }
+
+    fn specificity(&self) -> (usize, usize, usize) {
+        let mut sp = self.subject.specificity();
+        for (_, c) in &self.ancestors {
+            let (a, b, d) = c.specificity();
+            sp = (sp.0 + a, sp.1 + b, sp.2 + d);
+        }
+        sp
+    }
+
+    fn matches(&self, doc: &Document, i: usize) -> bool {
+        self.subject.matches(&doc.elements[i]) && self.ancestors_match(doc, i, 0)
+    }
+
+    /// Whether `ancestors[k..]` match above element `i` (depth is capped by the parser, and
+    /// compounds by [`MAX_COMPOUNDS`], so the search is bounded).
+    fn ancestors_match(&self, doc: &Document, i: usize, k: usize) -> bool {
+        let Some((join, compound)) = self.ancestors.get(k) else {
+            return true;
+        };
+        let mut up = doc.elements[i].parent;
+        while let Some(a) = up {
+            if compound.matches(&doc.elements[a]) && self.ancestors_match(doc, a, k + 1) {
+                return true;
+            }
+            if *join == Combinator::Child {
+                return false;
+            }
+            up = doc.elements[a].parent;
+        }
+        false
+    }
+}
 
 #[derive(Clone, Debug, Default, PartialEq)]
 struct Compound {
@@ -79,72 +179,149 @@ impl Compound {
 
 #[derive(Clone, Debug)]
 struct Rule {
-    selector: Compound,
+    selector: Selector,
     specificity: (usize, usize, usize),
     order: usize,
-    declarations: Vec<(String, String)>,
+    declarations: Vec<Declaration>,
+}
+
+/// A style rule vouch does not evaluate that sets a property the checks read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unmodelled {
+    /// The selector or at-rule prelude, as written.
+    pub rule: String,
+    pub property: String,
 }
 
 /// Every `<style>` element's rules, in document order.
 #[derive(Clone, Debug, Default)]
 pub struct StyleSheet {
     rules: Vec<Rule>,
+    pub unmodelled: Vec<Unmodelled>,
+    /// Rules seen, read or not; more than [`MAX_RULES`] is too complex.
+    pub seen: usize,
+}
+
+/// Whether a declaration sets a property the checks read (the `font` shorthand sets a size).
+fn reads(d: &Declaration) -> bool {
+    PROPERTIES.contains(&d.name.as_str()) || d.name == "font"
 }
 
 impl StyleSheet {
     /// Add the rules of one `<style>` element's text.
     pub fn add(&mut self, css: &str) {
         let css = strip_comments(css);
-        let mut rest = css.as_str();
+        self.add_block(&css, None);
+    }
+
+    /// Rules of a block; `within` is the at-rule around it, whose rules are not evaluated.
+    fn add_block(&mut self, css: &str, within: Option<&str>) {
+        let mut rest = css;
         while let Some(open) = rest.find('{') {
             let prelude = rest[..open].trim();
+            // A statement at-rule (`@import …;`) before the block is not part of its prelude.
+            let prelude = prelude.rsplit(';').next().unwrap_or(prelude).trim();
             let Some(close) = matching_brace(&rest[open..]).map(|c| c + open) else {
                 break;
             };
             let body = &rest[open + 1..close];
             rest = &rest[close + 1..];
+            self.seen += 1;
+            if self.seen > MAX_RULES {
+                return;
+            }
             if prelude.starts_with('@') {
+                // `@font-face` and `@page` set nothing the checks read; anything else may.
+                self.add_block(body, Some(within.unwrap_or(prelude)));
+                if !body.contains('{') {
+                    self.unmodelled_in(prelude, &parse_declarations(body));
+                }
                 continue;
             }
-            let declarations = parse_declarations(body);
+            if body.contains('{') {
+                // CSS nesting: the nested rules are not evaluated, nor is this one.
+                self.add_block(body, Some(within.unwrap_or(prelude)));
+                self.unmodelled_in(prelude, &parse_declarations(body));
+                continue;
+            }
+            let declarations: Vec<Declaration> =
+                parse_declarations(body).into_iter().filter(reads).collect();
+            if declarations.is_empty() {
+                continue;
+            }
+            if let Some(at) = within {
+                self.unmodelled_in(&format!("{at} {{ {prelude} }}"), &declarations);
+                continue;
+            }
             for sel in prelude.split(',') {
-                if let Some(selector) = Compound::parse(sel) {
-                    let order = self.rules.len();
-                    self.rules.push(Rule {
-                        specificity: selector.specificity(),
-                        selector,
-                        order,
-                        declarations: declarations.clone(),
-                    });
+                match Selector::parse(sel) {
+                    Some(selector) => {
+                        let order = self.rules.len();
+                        self.rules.push(Rule {
+                            specificity: selector.specificity(),
+                            selector,
+                            order,
+                            declarations: declarations.clone(),
+                        });
+                    }
+                    None => self.unmodelled_in(sel.trim(), &declarations),
                 }
             }
         }
     }
 
-    /// The declarations that apply to `el`, weakest first (the contract's precedence: the
-    /// `font-size` and other presentation attributes, then `<style>` rules by specificity and
-    /// order, then the `font` attribute, then the `style` attribute).
-    pub fn declarations(&self, el: &Element) -> Vec<(String, String)> {
-        let mut out: Vec<(String, String)> = PROPERTIES
+    fn unmodelled_in(&mut self, rule: &str, declarations: &[Declaration]) {
+        if let Some(d) = declarations.iter().find(|d| reads(d)) {
+            if self.unmodelled.len() < MAX_RULES {
+                self.unmodelled.push(Unmodelled {
+                    rule: rule.to_string(),
+                    property: d.name.clone(),
+                });
+            }
+        }
+    }
+
+    /// The declarations that apply to element `i`, weakest first (the contract's precedence:
+    /// presentation attributes, then `<style>` rules by specificity and order, then the `font`
+    /// attribute, then the `style` attribute; then, in the same order, `!important` ones).
+    pub fn declarations(&self, doc: &Document, i: usize) -> Vec<(String, String)> {
+        let el = &doc.elements[i];
+        let mut all: Vec<Declaration> = PROPERTIES
             .iter()
-            .filter_map(|p| el.attr(p).map(|v| (p.to_string(), v.to_string())))
+            .filter_map(|p| {
+                el.attr(p).map(|v| Declaration {
+                    name: p.to_string(),
+                    value: v.to_string(),
+                    important: false,
+                })
+            })
             .collect();
         let mut matching: Vec<&Rule> = self
             .rules
             .iter()
-            .filter(|r| r.selector.matches(el))
+            .filter(|r| r.selector.matches(doc, i))
             .collect();
         matching.sort_by_key(|r| (r.specificity, r.order));
         for r in matching {
-            out.extend(r.declarations.iter().cloned());
+            all.extend(r.declarations.iter().cloned());
         }
         if let Some(font) = el.attr("font") {
-            out.push(("font".into(), font.to_string()));
+            all.push(Declaration {
+                name: "font".into(),
+                value: font.to_string(),
+                important: false,
+            });
         }
         if let Some(style) = el.attr("style") {
-            out.extend(parse_declarations(style));
+            all.extend(parse_declarations(style));
         }
-        out
+        let (important, normal): (Vec<Declaration>, Vec<Declaration>) =
+            all.into_iter().partition(|d| d.important);
+        normal
+            .into_iter()
+            .chain(important)
+            .map(|d| (d.name, d.value))
+            .collect()
     }
 }
 
@@ -180,15 +357,27 @@ fn matching_brace(s: &str) -> Option<usize> {
     None
 }
 
-/// `a: b; c: d` → `[(a, b), (c, d)]`, names lowercased, `!important` dropped.
-pub fn parse_declarations(s: &str) -> Vec<(String, String)> {
+/// `a: b; c: d !important` → declarations, names lowercased, importance noted (`! IMPORTANT`
+/// too: CSS allows space and any case after the `!`).
+pub fn parse_declarations(s: &str) -> Vec<Declaration> {
     s.split(';')
         .filter_map(|d| {
             let (name, value) = d.split_once(':')?;
-            let value = value.trim().trim_end_matches("!important").trim();
-            Some((name.trim().to_ascii_lowercase(), value.to_string()))
+            let mut value = value.trim();
+            let mut important = false;
+            if let Some(bang) = value.rfind('!') {
+                if value[bang + 1..].trim().eq_ignore_ascii_case("important") {
+                    important = true;
+                    value = value[..bang].trim_end();
+                }
+            }
+            Some(Declaration {
+                name: name.trim().to_ascii_lowercase(),
+                value: value.to_string(),
+                important,
+            })
         })
-        .filter(|(n, v)| !n.is_empty() && !v.is_empty())
+        .filter(|d| !d.name.is_empty() && !d.value.is_empty())
         .collect()
 }
 
@@ -275,7 +464,7 @@ mod tests {
                 sheet.add(&e.own_text());
             }
         }
-        let decls = sheet.declarations(&doc.elements[index]);
+        let decls = sheet.declarations(&doc, index);
         winning(&decls)
             .into_iter()
             .find(|(p, _)| *p == "font-size")
@@ -305,6 +494,47 @@ mod tests {
     fn ignores_rules_with_combinators_and_at_rules() {
         let svg = r#"<svg><style>/* c */ @media print { text { font-size: 1px } } g text { font-size: 2px }</style><text>a</text></svg>"#;
         assert_eq!(size_of(svg, 2), None);
+    }
+
+    #[test]
+    fn descendant_and_child_combinators_apply_to_the_right_elements() {
+        let svg = r#"<svg><style>g.p text { font-size: 3px } svg > text { font-size: 4px } g > g > text { font-size: 5px }</style><g class="p"><g><text>a</text></g></g><text>b</text><g><text>c</text></g></svg>"#;
+        // Elements: 0 svg, 1 style, 2 g.p, 3 g, 4 text a, 5 text b, 6 g, 7 text c.
+        assert_eq!(
+            size_of(svg, 4).as_deref(),
+            Some("3px"),
+            "g.p text beats g > g > text by specificity"
+        );
+        assert_eq!(size_of(svg, 5).as_deref(), Some("4px"));
+        assert_eq!(size_of(svg, 7), None);
+    }
+
+    #[test]
+    fn important_declarations_win_over_later_and_more_specific_ones() {
+        let svg = r#"<svg><style>text { font-size: 5px ! IMPORTANT } #t { font-size: 30px }</style><text id="t" font-size="20" style="font-size: 40px">a</text></svg>"#;
+        assert_eq!(size_of(svg, 2).as_deref(), Some("5px"));
+        let svg = r#"<svg><style>text { font-size: 5px !important }</style><text style="font-size: 9px !important">a</text></svg>"#;
+        assert_eq!(
+            size_of(svg, 2).as_deref(),
+            Some("9px"),
+            "inline important beats sheet important"
+        );
+    }
+
+    #[test]
+    fn rules_vouch_does_not_evaluate_are_recorded_when_they_set_what_it_reads() {
+        let mut sheet = StyleSheet::default();
+        sheet.add("text:nth-child(2) { font-size: 2px } a + b { stroke: red } @media screen { .t { opacity: 0 } } @keyframes k { from { transform: scale(0) } } g { text { fill: none } }");
+        let rules: Vec<&str> = sheet.unmodelled.iter().map(|u| u.rule.as_str()).collect();
+        assert_eq!(
+            rules,
+            [
+                "text:nth-child(2)",
+                "@media screen { .t }",
+                "@keyframes k { from }",
+                "g { text }"
+            ]
+        );
     }
 
     #[test]

@@ -361,3 +361,122 @@ fn an_audit_that_finds_nothing_to_verify_is_not_a_pass() {
     let (code, _, err, _) = vouch(&["audit", zip.to_str().unwrap(), "--no-cache"], None);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn a_wide_long_trusted_source_costs_linear_work_and_capped_findings() {
+    // 600 extra line items over 250 years: ~150,000 expected flags, none listed. Matching each
+    // against those already reported was pairwise (245 s for 900 × 250 in a debug build).
+    let north = northstar_source_text();
+    let mut lines = north.lines();
+    let header = lines.next().unwrap();
+    let rows: Vec<&str> = lines.collect();
+    let extra = 600;
+    let mut src = String::from(header);
+    for i in 0..extra {
+        src.push_str(&format!(",extra_item_{i}"));
+    }
+    src.push('\n');
+    for y in 0..250usize {
+        let base = rows[y % rows.len()];
+        let (_, rest) = base.split_once(',').unwrap();
+        src.push_str(&format!("{},{rest}", 1800 + y));
+        for i in 0..extra {
+            // Alternating levels: every year moves by more than any threshold.
+            src.push_str(if (y + i) % 2 == 0 { ",100" } else { ",300" });
+        }
+        src.push('\n');
+    }
+    let files = northstar_files();
+    let r = verify_files(files, "northstar_cloud_financial_statements.csv", &src);
+    let missing = r
+        .findings
+        .iter()
+        .filter(|f| f.id == "movements.missing")
+        .count();
+    let max = vouch::report::MAX_FINDINGS_PER_CHECK;
+    assert_eq!(missing, max + 1, "500 listed and one summary");
+    assert_eq!(r.verdict().exit_code(), 1);
+}
+
+#[test]
+fn a_faulty_source_is_described_as_it_is_and_never_blamed_on_the_agent() {
+    let north = northstar_source_text();
+    let lines: Vec<&str> = north.lines().collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let with_cell = |row: usize, c: usize, f: &dyn Fn(&str) -> String| -> String {
+        let mut out = Vec::new();
+        for (i, l) in lines.iter().enumerate() {
+            let mut cells: Vec<String> = l.split(',').map(str::to_string).collect();
+            if i == row {
+                cells[c] = f(&cells[c]);
+            }
+            out.push(cells.join(","));
+        }
+        out.join("\n") + "\n"
+    };
+    let run = |src: &str| {
+        verify_files(
+            northstar_files(),
+            "northstar_cloud_financial_statements.csv",
+            src,
+        )
+    };
+    let status_of = |r: &vouch::Report, id: &str| -> Vec<Status> {
+        r.findings
+            .iter()
+            .filter(|f| f.id == id)
+            .map(|f| f.status)
+            .collect()
+    };
+
+    // A NUL in revenue says nothing about the identity (assets, liabilities, equity).
+    let r = run(&with_cell(2, col("revenue"), &|c| {
+        format!("{}\0{}", &c[..2], &c[2..])
+    }));
+    assert!(has(&r, "source.non_numeric", Status::Fail));
+    assert!(
+        status_of(&r, "manifest.identity_claim").is_empty(),
+        "{:?}",
+        r.findings
+    );
+    // In total_assets it makes the identity untestable for that row: not judged, not broken.
+    let r = run(&with_cell(2, col("total_assets"), &|c| {
+        format!("{}\0{}", &c[..2], &c[2..])
+    }));
+    assert_eq!(status_of(&r, "manifest.identity_claim"), vec![Status::Info]);
+
+    // A well-formed decimal too long to read is called that, and the claim that every value is
+    // numeric is not contradicted.
+    let r = run(&with_cell(3, col("revenue"), &|c| {
+        format!("{c}{}", "0".repeat(600))
+    }));
+    assert!(has(&r, "source.number_too_long", Status::Fail));
+    assert!(!has(&r, "source.non_numeric", Status::Fail));
+    assert_eq!(status_of(&r, "manifest.claim"), vec![Status::Info]);
+
+    // A column without a header cannot be flagged by name: it is ignored, and said so.
+    let unnamed: String = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let v = if i == 0 {
+                String::new()
+            } else {
+                (7 * 10u64.pow(i as u32)).to_string()
+            };
+            format!("{l},{v}\n")
+        })
+        .collect();
+    let r = run(&unnamed);
+    assert!(has(&r, "source.ignored_column", Status::Info));
+    assert_eq!(
+        r.verdict().exit_code(),
+        0,
+        "{:?}",
+        r.findings
+            .iter()
+            .filter(|f| f.status == Status::Fail)
+            .collect::<Vec<_>>()
+    );
+}
