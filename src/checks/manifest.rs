@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Manifest;
     "manifest.unreadable", Fail, "analysis_run.json is not UTF-8 text (or holds a NUL byte).";
     "manifest.parse", Fail, "analysis_run.json is not a JSON object (or nests too deeply).";
+    "manifest.duplicate_key", Warn, "An object in analysis_run.json holds one key twice: JSON readers differ on which counts (vouch, like Python's json, reads the last), so a reader may see another claim than vouch checked.";
     "manifest.missing_key", Fail, "A required key is absent.";
     "manifest.input_filename", Fail, "input_filename (base name, upload prefix stripped) is not the source's file name.";
     "manifest.row_count", Fail, "row_count differs from the source's number of rows.";
@@ -87,6 +88,27 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
             return reading;
         }
     };
+    for path in duplicate_keys(text) {
+        let key = path.rsplit('.').next().unwrap_or(&path).to_string();
+        let needle = format!("\"{key}\"");
+        let lines: Vec<usize> = text
+            .match_indices(&needle)
+            .take(3)
+            .map(|(at, _)| text[..at].matches('\n').count() + 1)
+            .collect();
+        out.push(
+            Finding::warn(
+                "manifest.duplicate_key",
+                format!("`{path}` is given more than once; vouch reads the last, and another reader may read the first"),
+            )
+            .artifact(name)
+            .at(Location {
+                line: lines.get(1).or(lines.first()).copied(),
+                column: Some(key),
+                ..Default::default()
+            }),
+        );
+    }
     let line_of = |key: &str| -> Option<usize> {
         let needle = format!("\"{key}\"");
         text.find(&needle)
@@ -393,6 +415,94 @@ fn kind(v: &Value) -> &'static str {
         Value::Array(_) => "list",
         Value::Object(_) => "object",
     }
+}
+
+/// Most duplicate keys reported.
+const MAX_DUPLICATES: usize = 20;
+
+/// Dotted paths (`validation_results.row_count`, `generated_filenames[2].name`) of keys that an
+/// object holds more than once. serde_json keeps the last silently; this walks the text once
+/// more with a visitor that sees every key (its nesting bounded by serde_json's own limit).
+fn duplicate_keys(text: &str) -> Vec<String> {
+    use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+    use std::cell::RefCell;
+
+    struct Walk<'a> {
+        path: String,
+        found: &'a RefCell<Vec<String>>,
+    }
+    impl<'de> DeserializeSeed<'de> for Walk<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Walk<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("JSON")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let mut seen = std::collections::HashSet::new();
+            while let Some(key) = map.next_key::<String>()? {
+                let path = if self.path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{}.{key}", self.path)
+                };
+                if !seen.insert(key) {
+                    let mut found = self.found.borrow_mut();
+                    if found.len() < MAX_DUPLICATES && !found.contains(&path) {
+                        found.push(path.clone());
+                    }
+                }
+                map.next_value_seed(Walk {
+                    path,
+                    found: self.found,
+                })?;
+            }
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let mut i = 0usize;
+            while seq
+                .next_element_seed(Walk {
+                    path: format!("{}[{i}]", self.path),
+                    found: self.found,
+                })?
+                .is_some()
+            {
+                i += 1;
+            }
+            Ok(())
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E>(self) -> Result<(), E> {
+            Ok(())
+        }
+    }
+    let found = RefCell::new(Vec::new());
+    let mut de = serde_json::Deserializer::from_str(text);
+    let _ = Walk {
+        path: String::new(),
+        found: &found,
+    }
+    .deserialize(&mut de);
+    found.into_inner()
 }
 
 /// `row 3` or `rows 2, 3, 5 and 4 more`, for messages about source rows.

@@ -31,6 +31,7 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Memo;
     "memo.too_complex", Fail, "the memo nests block quotes or lists deeper than 64 levels; it was not read further";
     "memo.missing_section", Fail, "a required section has no heading";
     "memo.section_order", Warn, "a required section comes before one the contract puts earlier";
+    "memo.duplicate_section", Warn, "a required section's heading appears twice; the first is read as the section";
     "memo.heading_lookalike", Warn, "a bold or plain line reads like a section name but is not a Markdown heading";
     "memo.section_too_short", Fail, "a required section holds fewer than the minimum number of words";
     "memo.kpi_table_missing", Fail, "the KPI section holds no table with years as columns or rows";

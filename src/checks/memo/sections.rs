@@ -151,6 +151,19 @@ pub fn check(spec: &Spec, doc: &Doc, out: &mut Vec<Finding>) -> Vec<Option<Secti
             continue;
         };
         let (block, level, _, line) = headings[hpos];
+        if let Some(again) = headings[hpos + 1..].iter().find(|h| &h.2 == key) {
+            out.push(
+                Finding::warn(
+                    "memo.duplicate_section",
+                    format!(
+                        "section `{}` has a second heading (line {}; the first is on line {line}); vouch reads \
+                         the first as the section, and a reader cannot tell which one holds the analysis",
+                        spec.memo.sections[s], again.3
+                    ),
+                )
+                .line(again.3),
+            );
+        }
         let end = headings[hpos + 1..]
             .iter()
             .find(|h| h.1 <= level)

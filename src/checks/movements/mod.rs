@@ -24,6 +24,7 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Movements;
     "movements.spurious", Fail, "A listed (year, item) is not supported by any rule.";
     "movements.unknown_item", Fail, "A row's item is neither a source line item nor a §2 metric.";
     "movements.rule_mismatch", Warn, "A row names a rule that does not fire, while another rule supports the pair.";
+    "movements.duplicate_row", Warn, "A row repeats an earlier row's year, item and rule: the file lists one movement twice, so its count overstates the flags.";
     "movements.extra_flag", Info, "A row is supported only by an accepted extra rule (15 % move of a metric or derived column).";
     "movements.change", Fail, "A printed change value disagrees with the rule's change (wrong value or sign); warns within one unit.";
 ];
@@ -368,6 +369,9 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
     };
     let stmts = ctx.stmts;
     let mut listed: std::collections::HashSet<(usize, ItemRef)> = Default::default();
+    // (year, item, folded rule) → the row that first listed it.
+    let mut first_rows: std::collections::HashMap<(usize, ItemRef, String), Option<usize>> =
+        Default::default();
     let mut judged: Vec<Judged> = Vec::new();
     for row in &table.rows {
         let loc = Location {
@@ -447,6 +451,26 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             ..loc
         };
         listed.insert((t, res.item));
+        let rule_key = row.rule.as_deref().map(fold).unwrap_or_default();
+        if let Some(first) = first_rows.get(&(t, res.item, rule_key.clone())) {
+            out.push(
+                Finding::warn(
+                    "movements.duplicate_row",
+                    format!(
+                        "{} in {} is listed again{}",
+                        item_name(spec, stmts, res.item),
+                        truth.years[t],
+                        first
+                            .map(|r| format!(" (first in row {r})"))
+                            .unwrap_or_default()
+                    ),
+                )
+                .artifact(name)
+                .at(loc.clone()),
+            );
+        } else {
+            first_rows.insert((t, res.item, rule_key), loc.row);
+        }
         let mut flags = supporting(truth, metrics, t, res.item);
         if let Some(r) = res.only_rule {
             flags.retain(|f| f.basis == Basis::Rule(r));
