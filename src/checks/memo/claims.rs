@@ -133,8 +133,8 @@ pub struct Plausible {
 pub struct Claim {
     pub line: usize,
     pub number: NumberMention,
-    /// The sentence or table row, as written (for messages).
-    pub context: String,
+    /// The sentence or table row, as written (for messages), shared by its claims.
+    pub context: Arc<str>,
     pub target: Target,
     pub plausible: Arc<Plausible>,
 }
@@ -1021,7 +1021,7 @@ fn read_block(
             }
             continue;
         }
-        let quoted = block.text[s..e].to_string();
+        let quoted: Arc<str> = Arc::from(&block.text[s..e]);
         read_sentence(
             ctx,
             cues,
@@ -1074,6 +1074,9 @@ fn groups_until(text: &str, s: usize, e: usize, open_before: usize) -> Vec<(usiz
     out
 }
 
+/// Most numbers, years or names in one sentence that vouch attributes.
+const MAX_SENTENCE_MENTIONS: usize = 64;
+
 /// How far past a sentence a parenthesis opened in it may close and still count.
 const GROUP_REACH: usize = 1_000;
 
@@ -1098,6 +1101,24 @@ fn read_sentence(
     paragraph: &Plausible,
     mut emit: impl FnMut(NumberMention, Target, &Arc<Plausible>),
 ) {
+    // Attribution compares each number with the sentence's other numbers, years and names; past
+    // these counts (no real sentence comes near them) its numbers are left unverified.
+    if nums.len() > MAX_SENTENCE_MENTIONS
+        || ys.len() > MAX_SENTENCE_MENTIONS
+        || ms.len() > MAX_SENTENCE_MENTIONS
+    {
+        let p = Arc::new(paragraph.clone());
+        for n in nums.iter() {
+            emit(
+                n.clone(),
+                Target::Ambiguous(format!(
+                    "in a sentence with more than {MAX_SENTENCE_MENTIONS} numbers, years or names, which vouch does not attribute"
+                )),
+                &p,
+            );
+        }
+        return;
+    }
     let (s, e) = (
         ws.first()
             .map_or(nums[0].start, |w| w.start.min(nums[0].start)),
@@ -1849,13 +1870,15 @@ fn read_sentence(
                 cnums.iter().any(|m| {
                     m.start >= n.end && m.end <= y.start && {
                         let gap = &text[m.end..y.start];
-                        let gw = super::vocabulary::words(gap);
+                        // Three words at most: a longer gap is not tokenised.
+                        let gw = (gap.len() <= 256 && !gap.contains([',', ';']))
+                            .then(|| super::vocabulary::words(gap))
+                            .filter(|gw| gw.len() <= 3);
                         let lead = span_words(ws, n.end, m.start);
-                        !gap.contains([',', ';'])
-                            && gw.len() <= 3
-                            && (gw.iter().chain(lead.iter().rev().take(2)))
+                        gw.is_some_and(|gw| {
+                            (gw.iter().chain(lead.iter().rev().take(2)))
                                 .any(|w| EXTREMES.contains(&w.lower.as_str()))
-                            && !cnums.iter().any(|o| o.start >= m.end && o.end <= y.start)
+                        }) && !cnums.iter().any(|o| o.start >= m.end && o.end <= y.start)
                     }
                 })
             };
@@ -2191,12 +2214,13 @@ fn read_table(ctx: &Context, vocab: &Vocabulary, cues: &Cues, table: &Table, out
         .join(" | ");
     let compares = cols.iter().any(|c| matches!(c, Column::Against(_)));
     for row in &table.rows[1..] {
-        let context = row
-            .cells
-            .iter()
-            .map(|c| c.text.as_str())
-            .collect::<Vec<_>>()
-            .join(" | ");
+        let context: Arc<str> = Arc::from(
+            row.cells
+                .iter()
+                .map(|c| c.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" | "),
+        );
         // The row's year.
         let row_year = cols
             .iter()

@@ -102,13 +102,20 @@ fn check_text(ctx: &Context, text: &str, out: &mut Vec<Finding>) -> Coverage {
         }
     };
     let scene = scene::build(&doc, &canvas, chart.default_font_px, char_width_em);
-    if scene.style_rules > style::MAX_RULES {
+    if scene.style_rules > style::MAX_RULES || scene.style_exhausted {
         out.push(Finding::fail(
             "svg.too_complex",
-            format!(
-                "the chart's style sheets hold more than {} rules; the chart was not read further",
-                style::MAX_RULES
-            ),
+            if scene.style_exhausted {
+                format!(
+                    "matching the chart's style rules to its elements takes more than {} steps; the chart was not read further",
+                    style::MAX_MATCH_STEPS
+                )
+            } else {
+                format!(
+                    "the chart's style sheets hold more than {} rules; the chart was not read further",
+                    style::MAX_RULES
+                )
+            },
         ));
         return Coverage::default();
     }

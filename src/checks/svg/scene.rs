@@ -172,6 +172,8 @@ pub struct Scene {
     pub unmodelled: Vec<(usize, String)>,
     /// Style rules seen (see [`super::style::MAX_RULES`]).
     pub style_rules: usize,
+    /// Selector matching ran out of its budget ([`super::style::MAX_MATCH_STEPS`]).
+    pub style_exhausted: bool,
 }
 
 /// The root's canvas (contract §4: min(width/vb_width, height/vb_height); with `%` or absent
@@ -333,6 +335,7 @@ pub fn build(doc: &Document, canvas: &Canvas, default_font_px: f64, char_width_e
         }
     }
     b.walk(0, &state);
+    b.scene.style_exhausted = b.sheet.exhausted();
     b.scene
 }
 

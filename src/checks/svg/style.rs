@@ -8,6 +8,8 @@
 
 use super::geometry::{parse_length, Length};
 use super::parse::{Document, Element};
+use std::cell::Cell;
+use std::collections::HashSet;
 
 /// The properties the checks read.
 pub const PROPERTIES: [&str; 9] = [
@@ -24,6 +26,9 @@ pub const PROPERTIES: [&str; 9] = [
 
 /// Most style rules read; a chart with more is too complex to read.
 pub const MAX_RULES: usize = 10_000;
+
+/// Most ancestor steps spent matching selectors across one chart.
+pub const MAX_MATCH_STEPS: usize = 5_000_000;
 
 /// Most compounds in one selector that vouch evaluates.
 const MAX_COMPOUNDS: usize = 8;
@@ -92,26 +97,57 @@ impl Selector {
         sp
     }
 
-    fn matches(&self, doc: &Document, i: usize) -> bool {
-        self.subject.matches(&doc.elements[i]) && self.ancestors_match(doc, i, 0)
+    /// Whether the selector matches element `i`; the test and each ancestor step spend one unit
+    /// of `budget`
+    /// (none left: no match, and the caller reports the chart as too complex).
+    fn matches(&self, doc: &Document, i: usize, budget: &Cell<usize>) -> bool {
+        let left = budget.get();
+        if left == 0 {
+            return false;
+        }
+        budget.set(left - 1);
+        if !self.subject.matches(&doc.elements[i]) {
+            return false;
+        }
+        let mut failed = HashSet::new();
+        self.ancestors_match(doc, i, 0, budget, &mut failed)
     }
 
-    /// Whether `ancestors[k..]` match above element `i` (depth is capped by the parser, and
-    /// compounds by [`MAX_COMPOUNDS`], so the search is bounded).
-    fn ancestors_match(&self, doc: &Document, i: usize, k: usize) -> bool {
+    /// Whether `ancestors[k..]` match above element `i`. A (compound, element) pair that failed
+    /// once is not tried again, so the search is at most compounds × depth pairs, each scanning
+    /// at most the depth (64) — never the combinations of a backtracking search.
+    fn ancestors_match(
+        &self,
+        doc: &Document,
+        i: usize,
+        k: usize,
+        budget: &Cell<usize>,
+        failed: &mut HashSet<(usize, usize)>,
+    ) -> bool {
         let Some((join, compound)) = self.ancestors.get(k) else {
             return true;
         };
+        if failed.contains(&(k, i)) {
+            return false;
+        }
         let mut up = doc.elements[i].parent;
         while let Some(a) = up {
-            if compound.matches(&doc.elements[a]) && self.ancestors_match(doc, a, k + 1) {
+            let left = budget.get();
+            if left == 0 {
+                return false;
+            }
+            budget.set(left - 1);
+            if compound.matches(&doc.elements[a])
+                && self.ancestors_match(doc, a, k + 1, budget, failed)
+            {
                 return true;
             }
             if *join == Combinator::Child {
-                return false;
+                break;
             }
             up = doc.elements[a].parent;
         }
+        failed.insert((k, i));
         false
     }
 }
@@ -194,12 +230,25 @@ pub struct Unmodelled {
 }
 
 /// Every `<style>` element's rules, in document order.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct StyleSheet {
     rules: Vec<Rule>,
     pub unmodelled: Vec<Unmodelled>,
     /// Rules seen, read or not; more than [`MAX_RULES`] is too complex.
     pub seen: usize,
+    /// Selector-matching steps left (see [`MAX_MATCH_STEPS`]); 0 means the chart is too complex.
+    budget: Cell<usize>,
+}
+
+impl Default for StyleSheet {
+    fn default() -> StyleSheet {
+        StyleSheet {
+            rules: Vec::new(),
+            unmodelled: Vec::new(),
+            seen: 0,
+            budget: Cell::new(MAX_MATCH_STEPS),
+        }
+    }
 }
 
 /// Whether a declaration sets a property the checks read (the `font` shorthand sets a size).
@@ -270,6 +319,11 @@ impl StyleSheet {
         }
     }
 
+    /// Whether selector matching ran out of its budget.
+    pub fn exhausted(&self) -> bool {
+        self.budget.get() == 0
+    }
+
     fn unmodelled_in(&mut self, rule: &str, declarations: &[Declaration]) {
         if let Some(d) = declarations.iter().find(|d| reads(d)) {
             if self.unmodelled.len() < MAX_RULES {
@@ -285,6 +339,9 @@ impl StyleSheet {
     /// presentation attributes, then `<style>` rules by specificity and order, then the `font`
     /// attribute, then the `style` attribute; then, in the same order, `!important` ones).
     pub fn declarations(&self, doc: &Document, i: usize) -> Vec<(String, String)> {
+        if self.exhausted() {
+            return Vec::new(); // the chart is reported too complex; nothing more is matched
+        }
         let el = &doc.elements[i];
         let mut all: Vec<Declaration> = PROPERTIES
             .iter()
@@ -299,10 +356,17 @@ impl StyleSheet {
         let mut matching: Vec<&Rule> = self
             .rules
             .iter()
-            .filter(|r| r.selector.matches(doc, i))
+            .filter(|r| r.selector.matches(doc, i, &self.budget))
             .collect();
         matching.sort_by_key(|r| (r.specificity, r.order));
         for r in matching {
+            // Applying a declaration costs like a matching step.
+            let left = self.budget.get();
+            if left < r.declarations.len() {
+                self.budget.set(0);
+                return Vec::new();
+            }
+            self.budget.set(left - r.declarations.len());
             all.extend(r.declarations.iter().cloned());
         }
         if let Some(font) = el.attr("font") {

@@ -480,3 +480,70 @@ fn a_faulty_source_is_described_as_it_is_and_never_blamed_on_the_agent() {
             .collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn style_rules_against_many_elements_are_bounded_work() {
+    // 9,900 rules that all match 40,000 texts: 4 × 10⁸ rule applications, now stopped by the
+    // matching budget. And descendant chains over 60 nested groups that never match at their
+    // far end (a backtracking search would try every combination of ancestors) finish.
+    let rules: String = (0..9_900)
+        .map(|i| format!("text{{font-size:{}px}}", i % 20 + 1))
+        .collect();
+    let texts = "<text x='1' y='1'>a</text>".repeat(40_000);
+    let svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><style>{rules}</style>{texts}</svg>"#
+    );
+    let dir = bundle_with("financial_trends.svg", svg.as_bytes());
+    rejected_with("rules x elements", dir.path(), "svg.too_complex");
+
+    let rules: String = (0..2_000)
+        .map(|i| format!("x g g g g g g .c{i}{{font-size:1px}}"))
+        .collect();
+    let deep = format!(
+        "{}{}{}",
+        "<g>".repeat(60),
+        "<text class='c1' x='1' y='1'>a</text>".repeat(200),
+        "</g>".repeat(60)
+    );
+    let svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><style>{rules}</style>{deep}</svg>"#
+    );
+    let r = verify_dir(bundle_with("financial_trends.svg", svg.as_bytes()).path());
+    assert!(has(&r, "svg.panel_count", Status::Fail), "read to the end");
+}
+
+#[test]
+fn memo_sentences_and_tables_of_any_size_cost_bounded_work() {
+    let verify_memo = |text: &str| {
+        verify_northstar(with_file(
+            northstar_files(),
+            "investment_analysis.md",
+            text.as_bytes().to_vec(),
+        ))
+    };
+    // One sentence of 20,000 figures: attribution compared every number with every other and
+    // every year (cubic: 100 figures took 9.8 s in a debug build), and each claim copied the
+    // 500 KB sentence (10.9 GB). Now its figures are unverified, and the report is small.
+    let sentence: Vec<String> = (0..20_000)
+        .map(|i| format!("${i}.5 million in FY2025,"))
+        .collect();
+    let memo = format!("Revenue {}\n", sentence.join(" "));
+    let r = verify_memo(&memo);
+    let counts = r
+        .coverage
+        .iter()
+        .find(|(a, _)| a.ends_with(".md"))
+        .map(|(_, c)| *c)
+        .expect("memo coverage");
+    assert_eq!(counts.contradicted, 0);
+    assert!(counts.unverified >= 20_000, "{counts:?}");
+    // A 300 × 300 table: 90,000 figures, past the memo's 20,000: too complex, none judged.
+    let table = format!(
+        "| Metric |{}\n|{}\n{}",
+        " FY2025 |".repeat(300),
+        "---|".repeat(301),
+        format!("| Revenue |{}\n", " $1.0 |".repeat(300)).repeat(300)
+    );
+    let r = verify_memo(&table);
+    assert!(has(&r, "memo.too_complex", Status::Fail));
+}
