@@ -220,6 +220,7 @@ fn verify(args: VerifyArgs) -> Result<u8> {
         let limits = vouch::reexecute::jail::Limits::default();
         let found = vouch::reexecute::reexecute(&spec, &args.source, &bundle, &limits)?;
         report.findings.extend(found);
+        report.reexecuted = true;
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let color = to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());

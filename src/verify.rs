@@ -202,7 +202,10 @@ impl Parts {
                 .all(|f| crate::report::registry::find(f.id).is_some()),
             "every emitted id is registered"
         );
+        let skipped = skips(spec, bundle, &findings);
         Report {
+            skipped,
+            reexecuted: false,
             bundle: bundle.origin.clone(),
             source: stmts.path.clone(),
             source_sha256: stmts.sha256.clone(),
@@ -213,4 +216,91 @@ impl Parts {
             coverage,
         }
     }
+}
+
+/// Checks that stop their family when they fail, with the checks of the family that ran before
+/// them all the same (the failing check itself has its finding).
+const GATES: &[(&str, &[&str])] = &[
+    ("svg.unreadable", &[]),
+    ("svg.malformed", &[]),
+    ("svg.doctype_entity", &[]),
+    ("svg.too_complex", &[]),
+    (
+        "svg.root",
+        &["svg.doctype", "svg.script", "svg.foreign_object", "svg.event_attribute", "svg.external_href", "svg.external_style"],
+    ),
+    (
+        "svg.size",
+        &["svg.doctype", "svg.script", "svg.foreign_object", "svg.event_attribute", "svg.external_href", "svg.external_style"],
+    ),
+    ("metrics.unreadable", &[]),
+    ("metrics.layout", &[]),
+    ("movements.unreadable", &[]),
+    ("movements.parse", &[]),
+    ("memo.unreadable", &[]),
+    ("memo.too_complex", &[]),
+    ("script.unreadable", &[]),
+    ("script.syntax", &[]),
+    ("manifest.unreadable", &[]),
+    ("manifest.parse", &[]),
+];
+
+/// What did not run, read from the bundle and the findings: a family whose artifact is missing,
+/// or whose reading stopped at a gate; consistency checks whose inputs were not read.
+fn skips(spec: &Spec, bundle: &Bundle, findings: &[Finding]) -> Vec<crate::report::Skip> {
+    use crate::report::Skip;
+    let a = &spec.artifacts;
+    let families = [
+        (Family::Svg, a.chart.as_str()),
+        (Family::Metrics, a.metrics.as_str()),
+        (Family::Movements, a.movements.as_str()),
+        (Family::Memo, a.memo.as_str()),
+        (Family::Script, a.script.as_str()),
+        (Family::Manifest, a.manifest.as_str()),
+    ];
+    let mut out: Vec<Skip> = Vec::new();
+    for (family, name) in families {
+        let skip = if bundle.get(name).is_none() {
+            Some((format!("`{name}` is missing"), Vec::new()))
+        } else {
+            GATES
+                .iter()
+                .find(|(gate, _)| {
+                    findings
+                        .iter()
+                        .any(|f| f.id == *gate && f.status == Status::Fail && f.family() == family.as_str())
+                })
+                .map(|(gate, except)| (format!("not reached: `{gate}` failed"), except.to_vec()))
+        };
+        if let Some((reason, mut except)) = skip {
+            // The re-execution checks run on the source, whatever stopped the reading.
+            except.extend(crate::report::REEXECUTE_CHECKS);
+            out.push(Skip {
+                family,
+                checks: Vec::new(),
+                except,
+                reason,
+            });
+        }
+    }
+    // Consistency compares artifacts: a check is skipped when one it compares was not read.
+    let unread = |f: Family| out.iter().any(|s| s.family == f && s.checks.is_empty());
+    let needs: [(&'static str, &[Family]); 3] = [
+        ("consistency.kpi_vs_metrics", &[Family::Memo, Family::Metrics]),
+        ("consistency.movements_vs_metrics", &[Family::Movements, Family::Metrics]),
+        ("consistency.year_range", &[Family::Manifest, Family::Metrics]),
+    ];
+    let mut consistency = Vec::new();
+    for (id, inputs) in needs {
+        if let Some(f) = inputs.iter().find(|f| unread(**f)) {
+            consistency.push(Skip {
+                family: Family::Consistency,
+                checks: vec![id],
+                except: Vec::new(),
+                reason: format!("needs the {} family, which did not run", f.as_str()),
+            });
+        }
+    }
+    out.extend(consistency);
+    out
 }

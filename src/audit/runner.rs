@@ -315,13 +315,13 @@ pub fn outcome(report: &Report) -> (RunVerdict, Vec<CheckOutcome>) {
         .map(|(def, status)| {
             let mut of_check = report.findings.iter().filter(|f| f.id == def.id);
             let findings = of_check.clone().count() as u32;
-            let message = (status != Status::Pass)
-                .then(|| {
-                    of_check
-                        .find(|f| f.status == status)
-                        .map(|f| f.message.clone())
-                })
-                .flatten();
+            let message = match status {
+                Status::Pass => None,
+                Status::Skipped => report.skip_reason(def),
+                _ => of_check
+                    .find(|f| f.status == status)
+                    .map(|f| f.message.clone()),
+            };
             CheckOutcome {
                 check: def.id.to_string(),
                 status: status.as_str().to_string(),

@@ -23,12 +23,16 @@ pub struct Summary {
     bad_fail: Vec<bool>,
     /// Why runs could not be verified → count.
     errors: BTreeMap<String, u64>,
+    /// Check id → verified runs in which it did not run (rates exclude them).
+    skipped: std::collections::HashMap<String, u64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct CheckCount {
     pub check: String,
     pub failed_runs: u64,
+    /// Verified runs in which the check ran (the rate's denominator).
+    pub ran_runs: u64,
     pub fail_rate: f64,
     pub warned_runs: u64,
 }
@@ -65,6 +69,10 @@ impl Summary {
             let fail = match c.status.as_str() {
                 "fail" => true,
                 "warn" => false,
+                "skipped" => {
+                    *self.skipped.entry(c.check.clone()).or_default() += 1;
+                    continue;
+                }
                 _ => continue,
             };
             self.bad_run.push(idx);
@@ -83,13 +91,16 @@ impl Summary {
             .into_iter()
             .map(|id| {
                 let failed = f.get(id).copied().unwrap_or(0);
+                let ran = (self.accept + self.reject)
+                    .saturating_sub(self.skipped.get(id).copied().unwrap_or(0));
                 CheckCount {
                     check: id.clone(),
                     failed_runs: failed,
-                    fail_rate: if self.runs == 0 {
+                    ran_runs: ran,
+                    fail_rate: if ran == 0 {
                         0.0
                     } else {
-                        failed as f64 / self.runs as f64
+                        failed as f64 / ran as f64
                     },
                     warned_runs: w.get(id).copied().unwrap_or(0),
                 }

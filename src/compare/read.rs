@@ -204,7 +204,7 @@ impl Grouper {
             other => return Err(format!("unknown verdict `{other}`")),
         };
         let status = match row.status.as_ref() {
-            s @ ("pass" | "info" | "warn" | "fail") => s,
+            s @ ("pass" | "info" | "warn" | "fail" | "skipped") => s,
             other => return Err(format!("unknown status `{other}`")),
         };
         let same_run = |r: &RunResult| r.run_id == row.run_id && r.path == row.path;

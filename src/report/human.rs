@@ -120,18 +120,51 @@ pub fn render(report: &Report, style: &Style) -> String {
     let summary = report.check_summary();
     let failed = summary.iter().filter(|(_, s)| *s == Status::Fail).count();
     let warned = summary.iter().filter(|(_, s)| *s == Status::Warn).count();
-    let passed = summary.iter().filter(|(_, s)| *s <= Status::Info).count();
+    let passed = summary
+        .iter()
+        .filter(|(_, s)| matches!(s, Status::Pass | Status::Info))
+        .count();
+    let skipped = summary.iter().filter(|(_, s)| *s == Status::Skipped).count();
+    // Why checks were skipped, one line per reason (families the source kept from running are
+    // named above; `--reexecute` not asked is said only with --verbose).
+    let mut reasons: Vec<(String, Vec<&str>)> = Vec::new();
+    for (def, status) in &summary {
+        if *status != Status::Skipped || !report.families_checked.contains(&def.family) {
+            continue;
+        }
+        let Some(reason) = report.skip_reason(def) else { continue };
+        if crate::report::REEXECUTE_CHECKS.contains(&def.id) && !style.verbose {
+            continue;
+        }
+        match reasons.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, ids)) => ids.push(def.id),
+            None => reasons.push((reason, vec![def.id])),
+        }
+    }
+    for (reason, ids) in reasons {
+        let what = if ids.len() > 3 {
+            format!("{} checks ({}, …)", ids.len(), ids[..2].join(", "))
+        } else {
+            ids.join(", ")
+        };
+        let _ = writeln!(
+            out,
+            "{}: skipped {what}: {reason}",
+            paint("note", "1;35", style.color),
+        );
+    }
     let verdict = match report.verdict() {
         Verdict::Accept => paint("accept", "1;32", style.color),
         Verdict::Reject => paint("reject", "1;31", style.color),
     };
     let _ = writeln!(
         out,
-        "{verdict}: {} — {} checks failed, {} warned, {} passed ({} errors, {} warnings, {} info findings)",
+        "{verdict}: {} — {} checks failed, {} warned, {} passed, {} skipped ({} errors, {} warnings, {} info findings)",
         report.bundle,
         failed,
         warned,
         passed,
+        skipped,
         report.count(Status::Fail),
         report.count(Status::Warn),
         report.count(Status::Info),

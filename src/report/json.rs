@@ -12,11 +12,22 @@ pub fn render(report: &Report) -> String {
         .iter()
         .map(|f| serde_json::to_value(f).expect("findings serialize"))
         .collect();
-    for (def, worst) in report.check_summary() {
-        if worst == Status::Pass {
-            checks.push(json!({ "id": def.id, "status": "pass", "message": def.meaning }));
+    let summary = report.check_summary();
+    for (def, worst) in &summary {
+        match worst {
+            Status::Pass => {
+                checks.push(json!({ "id": def.id, "status": "pass", "message": def.meaning }))
+            }
+            Status::Skipped => checks.push(json!({
+                "id": def.id,
+                "status": "skipped",
+                "message": def.meaning,
+                "reason": report.skip_reason(def),
+            })),
+            _ => {}
         }
     }
+    let checks_with = |s: Status| summary.iter().filter(|(_, w)| *w == s).count();
     let not_checked: Vec<&str> = report
         .families_not_checked()
         .iter()
@@ -38,6 +49,13 @@ pub fn render(report: &Report) -> String {
             "fail": report.count(Status::Fail),
             "warn": report.count(Status::Warn),
             "info": report.count(Status::Info),
+            "checks": {
+                "fail": checks_with(Status::Fail),
+                "warn": checks_with(Status::Warn),
+                "info": checks_with(Status::Info),
+                "pass": checks_with(Status::Pass),
+                "skipped": checks_with(Status::Skipped),
+            },
         },
         "coverage": report
             .coverage

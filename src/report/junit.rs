@@ -11,9 +11,10 @@ pub fn render(report: &Report) -> String {
     let failures = summary.iter().filter(|(_, s)| *s == Status::Fail).count();
     let _ = writeln!(
         out,
-        "<testsuites name=\"vouch\" tests=\"{}\" failures=\"{}\" errors=\"0\">",
+        "<testsuites name=\"vouch\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">",
         summary.len(),
-        failures
+        failures,
+        summary.iter().filter(|(_, s)| *s == Status::Skipped).count()
     );
     for family in super::Family::ALL {
         let cases: Vec<_> = summary.iter().filter(|(d, _)| d.family == family).collect();
@@ -23,19 +24,8 @@ pub fn render(report: &Report) -> String {
             family.as_str(),
             cases.len(),
             cases.iter().filter(|(_, s)| *s == Status::Fail).count(),
-            if report.families_checked.contains(&family) {
-                0
-            } else {
-                1
-            }
+            cases.iter().filter(|(_, s)| *s == Status::Skipped).count(),
         );
-        if !report.families_checked.contains(&family) {
-            let _ = writeln!(
-                out,
-                "    <testcase classname=\"vouch.{0}\" name=\"{0}\"><skipped message=\"not checked\"/></testcase>",
-                family.as_str()
-            );
-        }
         for (def, status) in cases {
             let _ = write!(
                 out,
@@ -48,6 +38,15 @@ pub fn render(report: &Report) -> String {
                 .iter()
                 .filter(|f| f.id == def.id && f.status >= Status::Warn)
                 .collect();
+            if *status == Status::Skipped {
+                let reason = report.skip_reason(def).unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "><skipped message=\"{}\"/></testcase>",
+                    escape(reason.as_str())
+                );
+                continue;
+            }
             if findings.is_empty() {
                 out.push_str("/>\n");
                 continue;

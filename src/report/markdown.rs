@@ -53,8 +53,21 @@ pub fn render(report: &Report) -> String {
     }
     let summary = report.check_summary();
     let bad: Vec<_> = summary.iter().filter(|(_, s)| *s >= Status::Warn).collect();
+    let skipped: Vec<_> = summary
+        .iter()
+        .filter(|(_, s)| *s == Status::Skipped)
+        .collect();
     if bad.is_empty() {
-        let _ = writeln!(out, "All {} checks passed.\n", summary.len());
+        let _ = writeln!(
+            out,
+            "All {} checks that ran passed{}.\n",
+            summary.len() - skipped.len(),
+            if skipped.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} skipped)", skipped.len())
+            }
+        );
     } else {
         out.push_str("| check | status | findings | first finding |\n|---|---|---:|---|\n");
         for (def, status) in bad {
@@ -88,6 +101,21 @@ pub fn render(report: &Report) -> String {
     if !not_checked.is_empty() {
         let names: Vec<&str> = not_checked.iter().map(|f| f.as_str()).collect();
         let _ = writeln!(out, "Not checked: {}.\n", names.join(", "));
+    }
+    let mut reasons: Vec<(String, Vec<&str>)> = Vec::new();
+    for (def, _) in skipped
+        .iter()
+        .filter(|(d, _)| report.families_checked.contains(&d.family))
+    {
+        let reason = report.skip_reason(def).unwrap_or_default();
+        match reasons.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, ids)) => ids.push(def.id),
+            None => reasons.push((reason, vec![def.id])),
+        }
+    }
+    for (reason, ids) in reasons {
+        let ids: Vec<String> = ids.iter().map(|i| format!("`{i}`")).collect();
+        let _ = writeln!(out, "Skipped ({}): {}.\n", cell(&reason), ids.join(", "));
     }
     let details: Vec<_> = report
         .findings

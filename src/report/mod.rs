@@ -17,6 +17,9 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
+    /// Only in a check summary: the check did not run (see [`Report::skip_reason`]). No finding
+    /// carries it.
+    Skipped,
     Pass,
     Info,
     Warn,
@@ -26,6 +29,7 @@ pub enum Status {
 impl Status {
     pub fn as_str(self) -> &'static str {
         match self {
+            Status::Skipped => "skipped",
             Status::Pass => "pass",
             Status::Info => "info",
             Status::Warn => "warn",
@@ -352,7 +356,33 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Claims traced per artifact (the memo's numbers), in artifact order.
     pub coverage: Vec<(String, Coverage)>,
+    /// Checks of checked families that did not run, and why.
+    pub skipped: Vec<Skip>,
+    /// Whether the script was re-run (`--reexecute`): the `script.reproducible*` checks run only then.
+    pub reexecuted: bool,
 }
+
+/// Checks that did not run: `checks` of `family` (every one of its checks that reported nothing,
+/// when empty), for `reason`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Skip {
+    pub family: Family,
+    pub checks: Vec<&'static str>,
+    /// Checks of the family that ran all the same (before the point that stopped it).
+    pub except: Vec<&'static str>,
+    pub reason: String,
+}
+
+impl Skip {
+    fn covers(&self, def: &registry::CheckDef) -> bool {
+        def.family == self.family
+            && (self.checks.is_empty() || self.checks.contains(&def.id))
+            && !self.except.contains(&def.id)
+    }
+}
+
+/// The checks that run only with `--reexecute`.
+pub const REEXECUTE_CHECKS: [&str; 2] = ["script.reproducible", "script.reproducible_bytes"];
 
 impl Report {
     pub fn verdict(&self) -> Verdict {
@@ -374,21 +404,43 @@ impl Report {
         self.findings.iter().filter(|f| f.status == status).count()
     }
 
-    /// One entry per registered check of the checked families: the worst status it reached.
+    /// Why a check reported nothing because it did not run; `None` when it ran.
+    pub fn skip_reason(&self, def: &registry::CheckDef) -> Option<String> {
+        if !self.families_checked.contains(&def.family) {
+            return Some(if self.source_faulty() {
+                "the source is faulty".into()
+            } else {
+                "the source's years are unusable".into()
+            });
+        }
+        if REEXECUTE_CHECKS.contains(&def.id) && !self.reexecuted {
+            return Some("`--reexecute` was not asked".into());
+        }
+        self.skipped
+            .iter()
+            .find(|s| s.covers(def))
+            .map(|s| s.reason.clone())
+    }
+
+    /// One entry per registered check: the worst status it reached, `Pass` when it ran and found
+    /// nothing, `Skipped` when it did not run.
     pub fn check_summary(&self) -> Vec<(&'static registry::CheckDef, Status)> {
         registry::all()
             .iter()
             .copied()
-            .filter(|c| self.families_checked.contains(&c.family))
             .map(|c| {
                 let worst = self
                     .findings
                     .iter()
                     .filter(|f| f.id == c.id)
                     .map(|f| f.status)
-                    .max()
-                    .unwrap_or(Status::Pass);
-                (c, worst)
+                    .max();
+                let status = match worst {
+                    Some(w) => w,
+                    None if self.skip_reason(c).is_some() => Status::Skipped,
+                    None => Status::Pass,
+                };
+                (c, status)
             })
             .collect()
     }

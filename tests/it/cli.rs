@@ -77,9 +77,18 @@ fn json_output_is_versioned_and_quiet_on_stderr() {
     assert_eq!(v["verdict"], "accept");
     assert_eq!(v["schema_version"], 1);
     let checks = v["checks"].as_array().unwrap();
-    assert!(checks
-        .iter()
-        .all(|c| c["status"] == "pass" || c["status"] == "info"));
+    for c in checks {
+        let reexecute = c["id"].as_str().unwrap().starts_with("script.reproducible");
+        match c["status"].as_str().unwrap() {
+            "pass" | "info" => assert!(!reexecute, "{c}"),
+            "skipped" => {
+                assert!(reexecute, "{c}");
+                assert_eq!(c["reason"], "`--reexecute` was not asked");
+            }
+            other => panic!("{other}: {c}"),
+        }
+    }
+    assert_eq!(v["summary"]["checks"]["skipped"], 2);
     assert_eq!(v["artifacts"].as_array().unwrap().len(), 6);
     let memo = &v["coverage"]["investment_analysis.md"];
     assert_eq!(memo["contradicted"], 0);
@@ -206,4 +215,41 @@ fn markdown_and_junit_reports_render_the_failures() {
     }
     assert_eq!(failures, vec!["manifest.row_count"]);
     assert_eq!(cases, vouch::report::registry::all().len());
+}
+
+#[test]
+fn checks_that_did_not_run_are_skipped_with_their_reason_in_every_format() {
+    // The chart deleted: every svg.* check but none other is skipped; a non-UTF-8 metrics file:
+    // metrics.* past the unreadable finding, and the consistency checks that compare it.
+    let dir = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(root().join("fixtures/northstar/bundle")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
+    }
+    std::fs::remove_file(dir.path().join("financial_trends.svg")).unwrap();
+    std::fs::write(dir.path().join("calculated_metrics.csv"), b"year,revenue\n2025,\xff\n").unwrap();
+    let b = dir.path().to_str().unwrap().to_string();
+    let (_, s) = good_args();
+    let run = |format: &str| {
+        let (code, out, _) = vouch(&["verify", &b, "--source", &s, "--format", format]);
+        assert_eq!(code, 1, "{out}");
+        out
+    };
+    let v: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+    let status = |id: &str| -> (String, String) {
+        let c = v["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("{id}"));
+        (c["status"].as_str().unwrap().into(), c["reason"].as_str().unwrap_or("").into())
+    };
+    assert_eq!(status("svg.fidelity"), ("skipped".into(), "`financial_trends.svg` is missing".into()));
+    assert_eq!(status("svg.script").0, "skipped");
+    assert_eq!(status("metrics.unreadable").0, "fail");
+    assert_eq!(status("metrics.value"), ("skipped".into(), "not reached: `metrics.unreadable` failed".into()));
+    assert_eq!(status("consistency.kpi_vs_metrics").0, "skipped");
+    assert_eq!(status("memo.missing_section").0, "pass");
+    let junit = run("junit");
+    assert!(junit.contains(r#"name="svg.fidelity"><skipped message="`financial_trends.svg` is missing"/>"#), "{junit}");
+    let human = run("human");
+    assert!(human.contains("skipped") && human.contains("`financial_trends.svg` is missing"), "{human}");
+    let md = run("markdown");
+    assert!(md.contains("Skipped (`financial_trends.svg` is missing)"), "{md}");
 }
