@@ -227,11 +227,25 @@ const GATES: &[(&str, &[&str])] = &[
     ("svg.too_complex", &[]),
     (
         "svg.root",
-        &["svg.doctype", "svg.script", "svg.foreign_object", "svg.event_attribute", "svg.external_href", "svg.external_style"],
+        &[
+            "svg.doctype",
+            "svg.script",
+            "svg.foreign_object",
+            "svg.event_attribute",
+            "svg.external_href",
+            "svg.external_style",
+        ],
     ),
     (
         "svg.size",
-        &["svg.doctype", "svg.script", "svg.foreign_object", "svg.event_attribute", "svg.external_href", "svg.external_style"],
+        &[
+            "svg.doctype",
+            "svg.script",
+            "svg.foreign_object",
+            "svg.event_attribute",
+            "svg.external_href",
+            "svg.external_style",
+        ],
     ),
     ("metrics.unreadable", &[]),
     ("metrics.layout", &[]),
@@ -266,9 +280,9 @@ fn skips(spec: &Spec, bundle: &Bundle, findings: &[Finding]) -> Vec<crate::repor
             GATES
                 .iter()
                 .find(|(gate, _)| {
-                    findings
-                        .iter()
-                        .any(|f| f.id == *gate && f.status == Status::Fail && f.family() == family.as_str())
+                    findings.iter().any(|f| {
+                        f.id == *gate && f.status == Status::Fail && f.family() == family.as_str()
+                    })
                 })
                 .map(|(gate, except)| (format!("not reached: `{gate}` failed"), except.to_vec()))
         };
@@ -286,9 +300,18 @@ fn skips(spec: &Spec, bundle: &Bundle, findings: &[Finding]) -> Vec<crate::repor
     // Consistency compares artifacts: a check is skipped when one it compares was not read.
     let unread = |f: Family| out.iter().any(|s| s.family == f && s.checks.is_empty());
     let needs: [(&'static str, &[Family]); 3] = [
-        ("consistency.kpi_vs_metrics", &[Family::Memo, Family::Metrics]),
-        ("consistency.movements_vs_metrics", &[Family::Movements, Family::Metrics]),
-        ("consistency.year_range", &[Family::Manifest, Family::Metrics]),
+        (
+            "consistency.kpi_vs_metrics",
+            &[Family::Memo, Family::Metrics],
+        ),
+        (
+            "consistency.movements_vs_metrics",
+            &[Family::Movements, Family::Metrics],
+        ),
+        (
+            "consistency.year_range",
+            &[Family::Manifest, Family::Metrics],
+        ),
     ];
     let mut consistency = Vec::new();
     for (id, inputs) in needs {

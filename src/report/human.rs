@@ -124,7 +124,10 @@ pub fn render(report: &Report, style: &Style) -> String {
         .iter()
         .filter(|(_, s)| matches!(s, Status::Pass | Status::Info))
         .count();
-    let skipped = summary.iter().filter(|(_, s)| *s == Status::Skipped).count();
+    let skipped = summary
+        .iter()
+        .filter(|(_, s)| *s == Status::Skipped)
+        .count();
     // Why checks were skipped, one line per reason (families the source kept from running are
     // named above; `--reexecute` not asked is said only with --verbose).
     let mut reasons: Vec<(String, Vec<&str>)> = Vec::new();
@@ -132,7 +135,9 @@ pub fn render(report: &Report, style: &Style) -> String {
         if *status != Status::Skipped || !report.families_checked.contains(&def.family) {
             continue;
         }
-        let Some(reason) = report.skip_reason(def) else { continue };
+        let Some(reason) = report.skip_reason(def) else {
+            continue;
+        };
         if crate::report::REEXECUTE_CHECKS.contains(&def.id) && !style.verbose {
             continue;
         }

@@ -14,7 +14,10 @@ pub fn render(report: &Report) -> String {
         "<testsuites name=\"vouch\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">",
         summary.len(),
         failures,
-        summary.iter().filter(|(_, s)| *s == Status::Skipped).count()
+        summary
+            .iter()
+            .filter(|(_, s)| *s == Status::Skipped)
+            .count()
     );
     for family in super::Family::ALL {
         let cases: Vec<_> = summary.iter().filter(|(d, _)| d.family == family).collect();

@@ -227,7 +227,11 @@ fn checks_that_did_not_run_are_skipped_with_their_reason_in_every_format() {
         std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
     }
     std::fs::remove_file(dir.path().join("financial_trends.svg")).unwrap();
-    std::fs::write(dir.path().join("calculated_metrics.csv"), b"year,revenue\n2025,\xff\n").unwrap();
+    std::fs::write(
+        dir.path().join("calculated_metrics.csv"),
+        b"year,revenue\n2025,\xff\n",
+    )
+    .unwrap();
     let b = dir.path().to_str().unwrap().to_string();
     let (_, s) = good_args();
     let run = |format: &str| {
@@ -237,19 +241,47 @@ fn checks_that_did_not_run_are_skipped_with_their_reason_in_every_format() {
     };
     let v: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
     let status = |id: &str| -> (String, String) {
-        let c = v["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("{id}"));
-        (c["status"].as_str().unwrap().into(), c["reason"].as_str().unwrap_or("").into())
+        let c = v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("{id}"));
+        (
+            c["status"].as_str().unwrap().into(),
+            c["reason"].as_str().unwrap_or("").into(),
+        )
     };
-    assert_eq!(status("svg.fidelity"), ("skipped".into(), "`financial_trends.svg` is missing".into()));
+    assert_eq!(
+        status("svg.fidelity"),
+        ("skipped".into(), "`financial_trends.svg` is missing".into())
+    );
     assert_eq!(status("svg.script").0, "skipped");
     assert_eq!(status("metrics.unreadable").0, "fail");
-    assert_eq!(status("metrics.value"), ("skipped".into(), "not reached: `metrics.unreadable` failed".into()));
+    assert_eq!(
+        status("metrics.value"),
+        (
+            "skipped".into(),
+            "not reached: `metrics.unreadable` failed".into()
+        )
+    );
     assert_eq!(status("consistency.kpi_vs_metrics").0, "skipped");
     assert_eq!(status("memo.missing_section").0, "pass");
     let junit = run("junit");
-    assert!(junit.contains(r#"name="svg.fidelity"><skipped message="`financial_trends.svg` is missing"/>"#), "{junit}");
+    assert!(
+        junit.contains(
+            r#"name="svg.fidelity"><skipped message="`financial_trends.svg` is missing"/>"#
+        ),
+        "{junit}"
+    );
     let human = run("human");
-    assert!(human.contains("skipped") && human.contains("`financial_trends.svg` is missing"), "{human}");
+    assert!(
+        human.contains("skipped") && human.contains("`financial_trends.svg` is missing"),
+        "{human}"
+    );
     let md = run("markdown");
-    assert!(md.contains("Skipped (`financial_trends.svg` is missing)"), "{md}");
+    assert!(
+        md.contains("Skipped (`financial_trends.svg` is missing)"),
+        "{md}"
+    );
 }
