@@ -42,7 +42,9 @@ enum Command {
     ///
     /// Each side is an audit results file (`vouch audit --out FILE.jsonl|.csv`). Exit status:
     /// 1 when the candidate is significantly worse on the accept rate or on any check after the
-    /// Holm–Bonferroni correction, 0 otherwise, 2 on bad input.
+    /// Holm–Bonferroni correction; 3 (inconclusive) when it is not, but the sides have fewer runs
+    /// than a drop of --min-effect points in the accept rate needs to be seen (80 % power at
+    /// --alpha); 0 when not worse with enough runs; 2 on bad input.
     Compare(CompareArgs),
     /// Print the check catalogue (every stable check id with its meaning) as Markdown.
     Checks,
@@ -134,6 +136,11 @@ struct CompareArgs {
     /// Family-wise significance level (Holm–Bonferroni across the accept rate and the checks).
     #[arg(long, default_value_t = 0.05)]
     alpha: f64,
+    /// The smallest drop in the accept rate, in points, the runs must be able to show; with
+    /// fewer runs than that needs (80 % power), a comparison that finds no regression is
+    /// inconclusive (exit 3), not "not worse".
+    #[arg(long, default_value_t = 10.0)]
+    min_effect: f64,
     /// Report format.
     #[arg(long, short, value_enum, default_value_t = CompareFormat::Human)]
     format: CompareFormat,
@@ -366,7 +373,14 @@ fn compare(args: CompareArgs) -> Result<u8> {
     };
     let baseline = read_side(&args.baseline)?;
     let candidate = read_side(&args.candidate)?;
-    let comparison = vouch::compare::compare(&baseline, &candidate, args.alpha);
+    if !(args.min_effect > 0.0 && args.min_effect <= 100.0) {
+        anyhow::bail!(
+            "--min-effect must be between 0 and 100 points, got {}",
+            args.min_effect
+        );
+    }
+    let mut comparison = vouch::compare::compare(&baseline, &candidate, args.alpha);
+    comparison.min_effect = args.min_effect / 100.0;
     let baseline_name = args.baseline.display().to_string();
     let candidate_name = args.candidate.display().to_string();
     let names = vouch::compare::render::Names {

@@ -61,6 +61,8 @@ pub struct Comparison {
     pub checks: Vec<Difference>,
     /// How many endpoints the Holm correction ran over.
     pub family_size: usize,
+    /// The smallest drop in the accept rate (a fraction) the comparison must be able to see.
+    pub min_effect: f64,
 }
 
 /// How the two sides relate.
@@ -205,9 +207,44 @@ impl Comparison {
         !self.regressions().is_empty()
     }
 
-    /// 1 when the candidate is significantly worse, else 0.
+    /// Worse; else inconclusive when the data cannot rule out a drop of `min_effect` in the
+    /// accept rate (the upper end of Newcombe's hybrid score interval for baseline − candidate,
+    /// from Wilson intervals at `alpha`, reaches it); else not worse.
+    pub fn decision(&self) -> Decision {
+        if self.is_worse() {
+            return Decision::Worse;
+        }
+        let (b, c) = (&self.accept.baseline, &self.accept.candidate);
+        let (Some(pb), Some(pc)) = (b.rate(), c.rate()) else {
+            return Decision::Inconclusive {
+                needed: runs_needed(1.0, self.min_effect, self.alpha).unwrap_or(1),
+            };
+        };
+        if pb < self.min_effect {
+            return Decision::NotWorse; // no such drop is possible
+        }
+        let z = z_two_sided(self.alpha);
+        let (wb, wc) = (
+            stats::wilson(b.count, b.n, z),
+            stats::wilson(c.count, c.n, z),
+        );
+        let upper = (pb - pc) + ((wb.high - pb).powi(2) + (pc - wc.low).powi(2)).sqrt();
+        if upper >= self.min_effect {
+            Decision::Inconclusive {
+                needed: runs_needed(pb, self.min_effect, self.alpha).unwrap_or(1),
+            }
+        } else {
+            Decision::NotWorse
+        }
+    }
+
+    /// 1 when the candidate is significantly worse, 3 when the runs are too few to tell, else 0.
     pub fn exit_code(&self) -> i32 {
-        i32::from(self.is_worse())
+        match self.decision() {
+            Decision::Worse => 1,
+            Decision::Inconclusive { .. } => 3,
+            Decision::NotWorse => 0,
+        }
     }
 }
 
@@ -454,7 +491,53 @@ pub fn compare(baseline: &[RunResult], candidate: &[RunResult], alpha: f64) -> C
         accept,
         checks: differences,
         family_size: family.len(),
+        min_effect: DEFAULT_MIN_EFFECT,
     }
+}
+
+/// `--min-effect` by default: 10 points of accept rate.
+pub const DEFAULT_MIN_EFFECT: f64 = 0.10;
+
+/// z of 80 % power (one-sided), the usual design target.
+const Z_POWER_80: f64 = 0.841_621_233_572_914_3;
+
+/// The z whose two-sided normal p-value is `alpha` (bisection; |z| ≤ 40 covers any α > 0).
+fn z_two_sided(alpha: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0f64, 40.0f64);
+    for _ in 0..200 {
+        let mid = (lo + hi) / 2.0;
+        if stats::two_sided_normal_p(mid) > alpha {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo + hi) / 2.0
+}
+
+/// Runs per side a two-sided test at `alpha` needs to see a drop of `effect` in an accept rate
+/// of `p0` with 80 % power (normal approximation: n = (z_α/2 + z_β)² · (p0 q0 + p1 q1) / δ²);
+/// `None` when no such drop is possible (`p0 < effect`).
+pub fn runs_needed(p0: f64, effect: f64, alpha: f64) -> Option<u64> {
+    if effect.is_nan() || effect <= 0.0 || p0 < effect {
+        return None;
+    }
+    let p1 = p0 - effect;
+    let z = z_two_sided(alpha) + Z_POWER_80;
+    let n = z * z * (p0 * (1.0 - p0) + p1 * (1.0 - p1)) / (effect * effect);
+    Some(n.ceil().max(1.0) as u64)
+}
+
+/// The three outcomes `compare` decides between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Significantly worse after correction (exit 1).
+    Worse,
+    /// Not worse, and the samples rule out a drop of the minimum effect (exit 0).
+    NotWorse,
+    /// Not worse, but the samples cannot rule out a drop of the minimum effect (exit 3);
+    /// `needed` runs per side would show one with 80 % power.
+    Inconclusive { needed: u64 },
 }
 
 fn change(d: &Difference, alpha: f64) -> Change {

@@ -83,11 +83,38 @@ fn design_text(c: &Comparison) -> String {
 
 fn verdict_text(c: &Comparison) -> String {
     let regressions = c.regressions();
-    if regressions.is_empty() {
+    if let super::Decision::Inconclusive { needed } = c.decision() {
+        format!(
+            "{} and {} runs cannot rule out a {}-point drop in the accept rate at alpha {}; about {needed} runs per side can",
+            c.accept.baseline.n,
+            c.accept.candidate.n,
+            show_points(c.min_effect),
+            c.alpha
+        )
+    } else if regressions.is_empty() {
         "no significant regression".to_string()
     } else {
         let names: Vec<String> = regressions.iter().map(|d| endpoint_name(d)).collect();
         format!("candidate is significantly worse on {}", names.join(", "))
+    }
+}
+
+/// A fraction as points (`0.1` → `10`, `0.025` → `2.5`).
+fn show_points(f: f64) -> String {
+    let p = (f * 1000.0).round() / 10.0;
+    if p.fract() == 0.0 {
+        format!("{p:.0}")
+    } else {
+        format!("{p}")
+    }
+}
+
+/// The decision's word.
+fn decision_word(c: &Comparison) -> &'static str {
+    match c.decision() {
+        super::Decision::Worse => "worse",
+        super::Decision::Inconclusive { .. } => "inconclusive",
+        super::Decision::NotWorse => "not worse",
     }
 }
 
@@ -133,11 +160,7 @@ fn pass_k_text(side: &Side) -> Option<String> {
 pub fn human(c: &Comparison, names: Names) -> String {
     let mut out = String::new();
     let verdict = verdict_text(c);
-    let _ = writeln!(
-        out,
-        "{}: {verdict}",
-        if c.is_worse() { "worse" } else { "not worse" }
-    );
+    let _ = writeln!(out, "{}: {verdict}", decision_word(c));
     let _ = writeln!(
         out,
         "  {}, Holm–Bonferroni over {} endpoint{} at alpha {}",
@@ -270,7 +293,8 @@ pub fn json(c: &Comparison, names: Names) -> String {
         "schema": "vouch.compare",
         "schema_version": SCHEMA_VERSION,
         "vouch_version": env!("CARGO_PKG_VERSION"),
-        "verdict": if c.is_worse() { "worse" } else { "not_worse" },
+        "verdict": decision_word(c).replace(' ', "_"),
+        "min_effect": c.min_effect,
         "exit_code": c.exit_code(),
         "alpha": c.alpha,
         "correction": "holm",
@@ -294,10 +318,10 @@ fn cell(text: &str) -> String {
 /// intervals in a collapsed section.
 pub fn markdown(c: &Comparison, names: Names) -> String {
     let mut out = String::new();
-    let headline = if c.is_worse() {
-        "Regression"
-    } else {
-        "No significant regression"
+    let headline = match c.decision() {
+        super::Decision::Worse => "Regression",
+        super::Decision::Inconclusive { .. } => "Inconclusive: too few runs",
+        super::Decision::NotWorse => "No significant regression",
     };
     let _ = writeln!(out, "### vouch compare: {headline}\n");
     let _ = writeln!(

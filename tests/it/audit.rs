@@ -264,7 +264,9 @@ mod generated {
         for seed in 0..20u64 {
             let a = audit_plan(tmp.path(), &plan(100 + 2 * seed, &format!("a{seed}"), 10));
             let b = audit_plan(tmp.path(), &plan(101 + 2 * seed, &format!("b{seed}"), 10));
-            if vouch::compare::compare(&a, &b, 0.05).exit_code() != 0 {
+            // Inconclusive (exit 3: 200 runs a side cannot rule out a 10-point drop at every
+            // rate) is not an alarm; only "worse" is.
+            if vouch::compare::compare(&a, &b, 0.05).exit_code() == 1 {
                 alarms += 1;
             }
         }

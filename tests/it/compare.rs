@@ -439,3 +439,40 @@ fn renderers_show_the_same_verdict() {
     assert_eq!(doc["verdict"], "not_worse");
     assert_eq!(doc["exit_code"], 0);
 }
+
+#[test]
+fn too_few_runs_to_rule_out_the_minimum_drop_are_inconclusive_not_not_worse() {
+    // 3 accepted runs against 2 rejected ones: a 100-point drop, yet not significant
+    // (Fisher p = 0.1). That is not "not worse": exit 3, and the sentence says how many runs
+    // would do.
+    let c = compare(
+        &runs_failing(3, 0, "memo.claims", 0),
+        &runs_failing(2, 2, "memo.claims", 1000),
+        0.05,
+    );
+    assert_eq!(c.accept.change, Change::Same);
+    assert_eq!(c.exit_code(), 3);
+    let names = render::Names {
+        baseline: "a",
+        candidate: "b",
+    };
+    let text = render::human(&c, names);
+    assert!(
+        text.starts_with("inconclusive: 3 and 2 runs cannot rule out a 10-point drop in the accept rate at alpha 0.05; about 71 runs per side can"),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&render::json(&c, names)).unwrap();
+    assert_eq!(json["verdict"], "inconclusive");
+    assert_eq!(json["exit_code"], 3);
+    // Enough runs at the same rate rule the drop out: not worse, exit 0.
+    let c = compare(
+        &runs_failing(2_000, 200, "memo.claims", 0),
+        &runs_failing(2_000, 200, "memo.claims", 10_000),
+        0.05,
+    );
+    assert_eq!(c.exit_code(), 0);
+    // A smaller minimum effect needs more runs.
+    let mut c = c;
+    c.min_effect = 0.01;
+    assert_eq!(c.exit_code(), 3);
+}
