@@ -39,6 +39,7 @@ fn bench(c: &mut Criterion) {
         stmts: &stmts,
         truth: Some(&truth),
         bundle: &bundle,
+        source_alias: None,
     };
     let script = bundle.get(&spec.artifacts.script).unwrap().text().unwrap();
 

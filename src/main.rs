@@ -70,6 +70,10 @@ struct VerifyArgs {
     /// Your own copy of the source statements CSV (the trusted input).
     #[arg(long, short)]
     source: PathBuf,
+    /// The file name the agent was given the source under, when your copy is named otherwise
+    /// (the manifest's input_filename and the memo's citations are judged against it).
+    #[arg(long, value_name = "NAME")]
+    source_name: Option<String>,
     /// A spec file to use instead of the embedded financial-analyst contract.
     #[arg(long)]
     spec: Option<PathBuf>,
@@ -220,8 +224,18 @@ fn verify(args: VerifyArgs) -> Result<u8> {
         vouch::reexecute::available()?;
     }
     // The script's parse starts on the pool while the source is read.
+    if let Some(name) = &args.source_name {
+        if name.is_empty() || name.contains(['/', '\\', '\0']) || name == "." || name == ".." {
+            anyhow::bail!("--source-name must be a plain file name, got `{name}`");
+        }
+    }
     let (_stmts, mut report) = vouch::verify::verify_loading(&spec, &bundle, || {
-        Statements::read_path(&args.source, &spec)
+        Statements::read_path(&args.source, &spec).map(|mut stmts| {
+            if let Some(name) = &args.source_name {
+                stmts.file_name = name.clone();
+            }
+            stmts
+        })
     })?;
     if args.reexecute {
         let limits = vouch::reexecute::jail::Limits::default();

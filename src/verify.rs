@@ -112,6 +112,7 @@ fn context<'a>(
         stmts,
         truth: if source_faulty { None } else { truth },
         bundle,
+        source_alias: None,
     };
     (ctx, source)
 }
@@ -142,6 +143,10 @@ impl Parts {
             Family::Manifest,
         ];
         let manifest = checks::manifest::check(ctx, &mut head);
+        let ctx = &Context {
+            source_alias: manifest.input_filename.as_deref(),
+            ..*ctx
+        };
         let mut svg = Vec::new();
         let mut svg_coverage = Coverage::default();
         if with_svg {

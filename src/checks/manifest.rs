@@ -28,6 +28,9 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Manifest;
 pub struct ManifestReading {
     /// `(first, last)` of `year_range`, when it parsed.
     pub year_range: Option<(i32, i32)>,
+    /// `input_filename` when it is a string that names the source otherwise than the user's
+    /// copy is named (see `Context::source_alias`).
+    pub input_filename: Option<String>,
 }
 
 pub use crate::names::upload_base_name;
@@ -145,17 +148,24 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
     if let Some(v) = input {
         match v.as_str() {
             Some(s) if crate::names::same_upload(s, &stmts.file_name) => {}
-            _ => out.push(
-                Finding::fail(
-                    "manifest.input_filename",
-                    format!(
-                        "input_filename is {v}; its base name, without an upload prefix, must be `{}`",
-                        upload_base_name(&stmts.file_name)
-                    ),
+            other => {
+                if let Some(s) = other.filter(|s| !s.trim().is_empty()) {
+                    reading.input_filename = Some(s.to_string());
+                }
+                out.push(
+                    Finding::fail(
+                        "manifest.input_filename",
+                        format!(
+                            "input_filename is {v}; its base name, without an upload prefix, must be `{}` \
+                             (if the agent was given the source under that other name, say so with \
+                             `--source-name`; a run directory's run.json records it)",
+                            upload_base_name(&stmts.file_name)
+                        ),
+                    )
+                    .artifact(name)
+                    .at(at("input_filename")),
                 )
-                .artifact(name)
-                .at(at("input_filename")),
-            ),
+            }
         }
     }
     if let Some(v) = rows {

@@ -23,6 +23,10 @@ pub struct Context<'a> {
     /// `None` when the source's years are unusable (nothing can be recomputed).
     pub truth: Option<&'a Truth>,
     pub bundle: &'a Bundle,
+    /// The manifest's `input_filename` when it names the source otherwise than the user's copy
+    /// is named: that mismatch is one finding (`manifest.input_filename`), and citations of the
+    /// manifest's name are then judged as citations of the source.
+    pub source_alias: Option<&'a str>,
 }
 
 impl<'a> Context<'a> {

@@ -285,3 +285,42 @@ fn checks_that_did_not_run_are_skipped_with_their_reason_in_every_format() {
         "{md}"
     );
 }
+
+#[test]
+fn a_source_copy_named_otherwise_is_one_finding_with_a_hint_or_none_with_source_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("my_copy.csv");
+    std::fs::copy(
+        root().join("fixtures/northstar/northstar_cloud_financial_statements.csv"),
+        &copy,
+    )
+    .unwrap();
+    let (b, _) = good_args();
+    let c = copy.to_str().unwrap();
+    let (code, out, _) = vouch(&["verify", &b, "--source", c, "--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let failing: Vec<&str> = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    // Not eight memo.unknown_file besides: the memo's citations of the manifest's name count as
+    // citations of the source.
+    assert_eq!(failing, ["manifest.input_filename"], "{out}");
+    assert!(out.contains("--source-name"), "{out}");
+    let (code, out, _) = vouch(&[
+        "verify",
+        &b,
+        "--source",
+        c,
+        "--source-name",
+        "northstar_cloud_financial_statements.csv",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let (code, _, err) = vouch(&["verify", &b, "--source", c, "--source-name", "../x.csv"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("plain file name"), "{err}");
+}

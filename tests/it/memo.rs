@@ -573,6 +573,7 @@ fn read_memo(text: &str) -> vouch::checks::memo::MemoReading {
         stmts: &stmts,
         truth: Some(&truth),
         bundle: &bundle,
+        source_alias: None,
     };
     let mut out = Vec::new();
     memo::check(&ctx, &MetricsReading::default(), &mut out)

@@ -12,6 +12,9 @@ use std::collections::BTreeSet;
 pub fn known_file(ctx: &Context, name: &str) -> bool {
     let base = super::years::base_name(name);
     crate::names::same_upload(name, &ctx.stmts.file_name)
+        || ctx
+            .source_alias
+            .is_some_and(|alias| crate::names::same_upload(name, alias))
         || ctx.spec.artifacts.all().contains(&base)
 }
 
