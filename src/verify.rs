@@ -223,6 +223,17 @@ impl Parts {
     }
 }
 
+/// The chart's checks that run before its size is read: a failing `svg.root` or `svg.size`
+/// stops the rest, not these.
+const SVG_READ_BEFORE_SIZE: &[&str] = &[
+    "svg.doctype",
+    "svg.script",
+    "svg.foreign_object",
+    "svg.event_attribute",
+    "svg.external_href",
+    "svg.external_style",
+];
+
 /// Checks that stop their family when they fail, with the checks of the family that ran before
 /// them all the same (the failing check itself has its finding).
 const GATES: &[(&str, &[&str])] = &[
@@ -230,28 +241,8 @@ const GATES: &[(&str, &[&str])] = &[
     ("svg.malformed", &[]),
     ("svg.doctype_entity", &[]),
     ("svg.too_complex", &[]),
-    (
-        "svg.root",
-        &[
-            "svg.doctype",
-            "svg.script",
-            "svg.foreign_object",
-            "svg.event_attribute",
-            "svg.external_href",
-            "svg.external_style",
-        ],
-    ),
-    (
-        "svg.size",
-        &[
-            "svg.doctype",
-            "svg.script",
-            "svg.foreign_object",
-            "svg.event_attribute",
-            "svg.external_href",
-            "svg.external_style",
-        ],
-    ),
+    ("svg.root", SVG_READ_BEFORE_SIZE),
+    ("svg.size", SVG_READ_BEFORE_SIZE),
     ("metrics.unreadable", &[]),
     ("metrics.layout", &[]),
     ("movements.unreadable", &[]),

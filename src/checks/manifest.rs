@@ -1,7 +1,7 @@
 //! `manifest.*`: every rule of contract §6 for `analysis_run.json`, each claim tested against what
 //! vouch itself found in the source and the bundle.
 
-use crate::checks::Context;
+use crate::checks::{line_at, Context};
 use crate::report::registry::CheckDef;
 use crate::report::{Family, Finding, Location};
 use crate::source::SourceFacts;
@@ -97,7 +97,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
         let lines: Vec<usize> = text
             .match_indices(&needle)
             .take(3)
-            .map(|(at, _)| text[..at].matches('\n').count() + 1)
+            .map(|(at, _)| line_at(text, at))
             .collect();
         out.push(
             Finding::warn(
@@ -114,8 +114,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
     }
     let line_of = |key: &str| -> Option<usize> {
         let needle = format!("\"{key}\"");
-        text.find(&needle)
-            .map(|at| text[..at].matches('\n').count() + 1)
+        text.find(&needle).map(|at| line_at(text, at))
     };
     let at = |key: &str| Location {
         line: line_of(key),

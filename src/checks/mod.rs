@@ -46,6 +46,11 @@ impl<'a> Context<'a> {
     }
 }
 
+/// The 1-based line of byte `at` in `text`.
+pub fn line_at(text: &str, at: usize) -> usize {
+    text[..at].matches('\n').count() + 1
+}
+
 /// An artifact's text, or a `<family>.unreadable` finding when it is not UTF-8. `None` without a
 /// finding when the artifact is absent (bundle.* already reported it).
 pub fn artifact_text<'a>(
@@ -59,7 +64,7 @@ pub fn artifact_text<'a>(
         // No CSV, Markdown, SVG, JSON or Python text holds a NUL (XML, JSON and CPython refuse
         // it); one means binary content, which no parser should be asked to read.
         Ok(t) if t.contains('\0') => {
-            let line = t[..t.find('\0').unwrap_or(0)].matches('\n').count() + 1;
+            let line = line_at(t, t.find('\0').unwrap_or(0));
             out.push(
                 Finding::fail(
                     unreadable_id,

@@ -130,22 +130,7 @@ pub fn render(report: &Report, style: &Style) -> String {
         .count();
     // Why checks were skipped, one line per reason (families the source kept from running are
     // named above; `--reexecute` not asked is said only with --verbose).
-    let mut reasons: Vec<(String, Vec<&str>)> = Vec::new();
-    for (def, status) in &summary {
-        if *status != Status::Skipped || !report.families_checked.contains(&def.family) {
-            continue;
-        }
-        let Some(reason) = report.skip_reason(def) else {
-            continue;
-        };
-        if crate::report::REEXECUTE_CHECKS.contains(&def.id) && !style.verbose {
-            continue;
-        }
-        match reasons.iter_mut().find(|(r, _)| *r == reason) {
-            Some((_, ids)) => ids.push(def.id),
-            None => reasons.push((reason, vec![def.id])),
-        }
-    }
+    let reasons = report.skip_groups(&summary, style.verbose);
     for (reason, ids) in reasons {
         let what = if ids.len() > 3 {
             format!("{} checks ({}, …)", ids.len(), ids[..2].join(", "))

@@ -102,17 +102,7 @@ pub fn render(report: &Report) -> String {
         let names: Vec<&str> = not_checked.iter().map(|f| f.as_str()).collect();
         let _ = writeln!(out, "Not checked: {}.\n", names.join(", "));
     }
-    let mut reasons: Vec<(String, Vec<&str>)> = Vec::new();
-    for (def, _) in skipped
-        .iter()
-        .filter(|(d, _)| report.families_checked.contains(&d.family))
-    {
-        let reason = report.skip_reason(def).unwrap_or_default();
-        match reasons.iter_mut().find(|(r, _)| *r == reason) {
-            Some((_, ids)) => ids.push(def.id),
-            None => reasons.push((reason, vec![def.id])),
-        }
-    }
+    let reasons = report.skip_groups(&summary, true);
     for (reason, ids) in reasons {
         let ids: Vec<String> = ids.iter().map(|i| format!("`{i}`")).collect();
         let _ = writeln!(out, "Skipped ({}): {}.\n", cell(&reason), ids.join(", "));

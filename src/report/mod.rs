@@ -422,6 +422,33 @@ impl Report {
             .map(|s| s.reason.clone())
     }
 
+    /// The skipped checks of the checked families, grouped by reason in registry order (the
+    /// families the source kept from running are named apart); the `--reexecute` reason only
+    /// when `with_reexecute`.
+    pub fn skip_groups(
+        &self,
+        summary: &[(&'static registry::CheckDef, Status)],
+        with_reexecute: bool,
+    ) -> Vec<(String, Vec<&'static str>)> {
+        let mut groups: Vec<(String, Vec<&'static str>)> = Vec::new();
+        for (def, status) in summary {
+            if *status != Status::Skipped
+                || !self.families_checked.contains(&def.family)
+                || (!with_reexecute && REEXECUTE_CHECKS.contains(&def.id))
+            {
+                continue;
+            }
+            let Some(reason) = self.skip_reason(def) else {
+                continue;
+            };
+            match groups.iter_mut().find(|(r, _)| *r == reason) {
+                Some((_, ids)) => ids.push(def.id),
+                None => groups.push((reason, vec![def.id])),
+            }
+        }
+        groups
+    }
+
     /// One entry per registered check: the worst status it reached, `Pass` when it ran and found
     /// nothing, `Skipped` when it did not run.
     pub fn check_summary(&self) -> Vec<(&'static registry::CheckDef, Status)> {

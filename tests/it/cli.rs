@@ -221,11 +221,7 @@ fn markdown_and_junit_reports_render_the_failures() {
 fn checks_that_did_not_run_are_skipped_with_their_reason_in_every_format() {
     // The chart deleted: every svg.* check but none other is skipped; a non-UTF-8 metrics file:
     // metrics.* past the unreadable finding, and the consistency checks that compare it.
-    let dir = tempfile::tempdir().unwrap();
-    for e in std::fs::read_dir(root().join("fixtures/northstar/bundle")).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), dir.path().join(e.file_name())).unwrap();
-    }
+    let dir = bundle_dir();
     std::fs::remove_file(dir.path().join("financial_trends.svg")).unwrap();
     std::fs::write(
         dir.path().join("calculated_metrics.csv"),

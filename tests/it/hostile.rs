@@ -22,15 +22,6 @@ fn hostile(name: &str) -> PathBuf {
     root().join("tests/hostile").join(name)
 }
 
-/// A copy of the good bundle in a temp dir, for cases that need a real directory.
-fn bundle_dir() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, bytes) in northstar_files() {
-        std::fs::write(dir.path().join(name), bytes).unwrap();
-    }
-    dir
-}
-
 fn bundle_with(name: &str, bytes: &[u8]) -> tempfile::TempDir {
     let dir = bundle_dir();
     std::fs::write(dir.path().join(name), bytes).unwrap();

@@ -63,6 +63,15 @@ pub fn northstar_source_text() -> String {
     std::fs::read_to_string(northstar_source_path()).unwrap()
 }
 
+/// A copy of the good bundle in a temp dir, for cases that need a real directory.
+pub fn bundle_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in northstar_files() {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    dir
+}
+
 /// Verify in memory against a source given as text.
 pub fn verify_files(files: Vec<(String, Vec<u8>)>, source_name: &str, source: &str) -> Report {
     let spec = spec();

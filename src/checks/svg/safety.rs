@@ -252,7 +252,8 @@ fn outside_urls(text: &str) -> Vec<String> {
     out
 }
 
-fn shorten(s: &str) -> String {
+/// A value cut to 60 characters (and trimmed) for a message.
+pub(super) fn shorten(s: &str) -> String {
     let s = s.trim();
     if s.chars().count() > 60 {
         format!("{}…", s.chars().take(60).collect::<String>())

@@ -7,6 +7,7 @@ use super::geometry::{
     Length, Transform,
 };
 use super::parse::{Child, Document, Element};
+use super::safety::shorten;
 use super::style::{font_size, winning, StyleSheet, PROPERTIES as STYLE_PROPERTIES};
 
 /// Most path vertices read across the chart (bounds time and memory).
@@ -40,15 +41,6 @@ const ANIMATIONS: [&str; 4] = ["animate", "set", "animateTransform", "animateMot
 const ANIMATED_GEOMETRY: [&str; 15] = [
     "x", "y", "width", "height", "cx", "cy", "r", "rx", "ry", "d", "points", "x1", "y1", "x2", "y2",
 ];
-
-/// A long value, cut for a message.
-fn clip(s: &str) -> String {
-    if s.chars().count() > 60 {
-        format!("{}…", s.chars().take(60).collect::<String>())
-    } else {
-        s.to_string()
-    }
-}
 
 /// `0.5` or `50%`, clamped to [0, 1] as CSS does; `None` if not a number.
 fn opacity(v: &str) -> Option<f64> {
@@ -291,7 +283,7 @@ pub fn build(doc: &Document, canvas: &Canvas, default_font_px: f64, char_width_e
                 0,
                 format!(
                     "the style rule `{}` sets `{}`, and vouch does not evaluate such rules",
-                    clip(&u.rule),
+                    shorten(&u.rule),
                     u.property
                 ),
             )
@@ -360,9 +352,10 @@ impl Builder<'_> {
                 "visibility" => s.hidden = v == "hidden" || v == "collapse",
                 "opacity" => match opacity(v) {
                     Some(o) => s.opacity *= o,
-                    None => {
-                        self.unmodel(el.line, format!("opacity `{}` on <{}>", clip(v), el.name))
-                    }
+                    None => self.unmodel(
+                        el.line,
+                        format!("opacity `{}` on <{}>", shorten(v), el.name),
+                    ),
                 },
                 "transform" => transform = Some(value.clone()),
                 "transform-origin" => origin = Some(value.clone()),
@@ -389,13 +382,13 @@ impl Builder<'_> {
                 }
                 (None, _) => self.unmodel(
                     el.line,
-                    format!("transform `{}` on <{}>", clip(&t), el.name),
+                    format!("transform `{}` on <{}>", shorten(&t), el.name),
                 ),
                 (_, None) => self.unmodel(
                     el.line,
                     format!(
                         "transform-origin `{}` on <{}>",
-                        clip(origin.as_deref().unwrap_or("")),
+                        shorten(origin.as_deref().unwrap_or("")),
                         el.name
                     ),
                 ),
