@@ -280,7 +280,13 @@ impl Bundle {
         self.findings.push(
             Finding::fail(
                 "bundle.too_large",
-                format!("`{name}` is {size} bytes, over the {limit}-byte limit; it was not read"),
+                format!(
+                    "`{name}` is {} ({size} bytes), over the {} limit; it was not read (the \
+                     spec's `{}` raises it)",
+                    crate::report::human_bytes(size),
+                    crate::report::human_bytes(limit),
+                    crate::report::ARTIFACT_LIMIT_KEY
+                ),
             )
             .artifact(name),
         );

@@ -192,7 +192,13 @@ pub fn read_user_file(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
         return Err("not a regular file".into());
     }
     if meta.len() > limit {
-        return Err(format!("larger than {limit} bytes"));
+        return Err(format!(
+            "{} ({} bytes), larger than the {} limit (the spec's `{}` raises it)",
+            crate::report::human_bytes(meta.len()),
+            meta.len(),
+            crate::report::human_bytes(limit),
+            crate::report::ARTIFACT_LIMIT_KEY
+        ));
     }
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     crate::bundle::read_opened(file, limit)

@@ -59,8 +59,9 @@ impl Contents {
         match budget.take(reader, &path)? {
             Some(b) => self.files.push((path, b)),
             None => self.skipped.push(format!(
-                "`{path}` is larger than {} bytes",
-                budget.limits.max_entry_bytes
+                "`{path}` is larger than the {} artifact limit (the spec's `{}` raises it)",
+                crate::report::human_bytes(budget.limits.max_entry_bytes),
+                crate::report::ARTIFACT_LIMIT_KEY
             )),
         }
         Ok(())
@@ -116,8 +117,8 @@ impl Budget {
         self.total += buf.len() as u64;
         if self.total > self.limits.max_total_bytes {
             return Err(format!(
-                "expands to more than {} bytes",
-                self.limits.max_total_bytes
+                "expands to more than {} (vouch reads at most that much of one archive)",
+                crate::report::human_bytes(self.limits.max_total_bytes)
             ));
         }
         if self.total > self.compressed.max(1) * self.limits.max_ratio && self.total > 1024 * 1024 {

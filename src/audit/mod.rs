@@ -4,6 +4,7 @@
 
 pub mod archive;
 pub mod cache;
+pub mod ci;
 pub mod discover;
 pub mod output;
 pub mod results;

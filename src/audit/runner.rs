@@ -145,41 +145,36 @@ impl Auditor {
 
     fn load_run_dir(&self, dir: &Path) -> Unit {
         let path = dir.display().to_string();
-        let meta = read_limited(&dir.join("run.json"), 1 << 20)
-            .ok()
-            .and_then(|b| serde_json::from_slice::<RunMeta>(&b).ok());
-        let bundle = match real_dir(&dir.join("bundle")) {
-            Ok(()) => Bundle::load_dir(&dir.join("bundle"), &self.spec).unwrap_or_default(),
+        let meta = match read_run_meta(dir) {
+            Ok(m) => m,
             Err(e) => {
                 return Unit {
                     path,
-                    meta,
+                    meta: None,
                     bundle: Bundle::default(),
                     source: Err(e),
                 }
             }
         };
-        let source = match meta.as_ref().and_then(|m| m.source.as_ref()) {
-            Some(src) => match plain_file_name(&src.file_name)
-                .and_then(|n| real_dir(&dir.join("source")).map(|()| n))
-            {
-                Err(e) => Err(e),
-                Ok(name) => {
-                    let copy = dir.join("source").join(name);
-                    match read_limited(&copy, self.spec.limits.max_artifact_bytes) {
-                        Ok(bytes) => check_sha(src, bytes),
-                        Err(_) => self.fallback(&format!(
-                            "run has no source copy `source/{}` and no --source was given",
-                            src.file_name.escape_debug()
-                        )),
-                    }
+        let bundle = match real_dir(&dir.join("bundle")) {
+            Ok(()) => Bundle::load_dir(&dir.join("bundle"), &self.spec).unwrap_or_default(),
+            Err(e) => {
+                return Unit {
+                    path,
+                    meta: Some(meta),
+                    bundle: Bundle::default(),
+                    source: Err(e),
                 }
-            },
-            None => self.fallback("run.json names no source and no --source was given"),
+            }
+        };
+        let source = match run_source_copy(dir, &meta, self.spec.limits.max_artifact_bytes) {
+            Ok(s) => Ok(s),
+            Err(RunSourceError::Absent(why)) => self.fallback(&why),
+            Err(RunSourceError::Bad(why)) => Err(why),
         };
         Unit {
             path,
-            meta,
+            meta: Some(meta),
             bundle,
             source,
         }
@@ -287,6 +282,52 @@ impl Auditor {
     }
 }
 
+/// Reads a run directory's `run.json` (at most 1 MiB); a record that is not the JSON object
+/// docs/runs.md describes says where it is broken (line and column).
+pub fn read_run_meta(dir: &Path) -> Result<RunMeta, String> {
+    let bytes = read_limited(&dir.join("run.json"), 1 << 20)?;
+    serde_json::from_slice::<RunMeta>(&bytes).map_err(|e| {
+        format!(
+            "`{}` is not a valid run record: {e} (docs/runs.md)",
+            dir.join("run.json").display()
+        )
+    })
+}
+
+/// Why a run's own source copy cannot be used.
+#[derive(Debug)]
+pub enum RunSourceError {
+    /// There is none: the record names no source, or the copy is not there (a `--source` may
+    /// stand in).
+    Absent(String),
+    /// There is one, and it cannot be trusted: an unsafe name or a copy whose sha256 is not the
+    /// recorded one.
+    Bad(String),
+}
+
+/// The run's copy of its source, `source/<source.file_name>`, checked against the sha256 its
+/// record holds: `(file name, bytes)`.
+pub fn run_source_copy(
+    dir: &Path,
+    meta: &RunMeta,
+    limit: u64,
+) -> Result<(String, Vec<u8>), RunSourceError> {
+    let Some(src) = meta.source.as_ref() else {
+        return Err(RunSourceError::Absent(
+            "run.json names no source and no --source was given".into(),
+        ));
+    };
+    let name = plain_file_name(&src.file_name).map_err(RunSourceError::Bad)?;
+    real_dir(&dir.join("source")).map_err(RunSourceError::Bad)?;
+    match read_limited(&dir.join("source").join(name), limit) {
+        Ok(bytes) => check_sha(src, bytes).map_err(RunSourceError::Bad),
+        Err(_) => Err(RunSourceError::Absent(format!(
+            "run has no source copy `source/{}` and no --source was given",
+            src.file_name.escape_debug()
+        ))),
+    }
+}
+
 /// The run's source copy is the source only when its sha256 is the one `run.json` records
 /// (docs/runs.md); a record with no hash cannot vouch for its copy.
 fn check_sha(src: &RunSource, bytes: Vec<u8>) -> Result<(String, Vec<u8>), String> {
@@ -358,7 +399,12 @@ fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
         return Err(format!("`{}` is not a regular file", path.display()));
     }
     if meta.len() > limit {
-        return Err(format!("`{}` is larger than {limit} bytes", path.display()));
+        return Err(format!(
+            "`{}` is {}, larger than the {} limit",
+            path.display(),
+            crate::report::human_bytes(meta.len()),
+            crate::report::human_bytes(limit)
+        ));
     }
     crate::bundle::read_regular(path, limit).map_err(|e| format!("`{}`: {e}", path.display()))
 }

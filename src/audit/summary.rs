@@ -25,6 +25,18 @@ pub struct Summary {
     errors: BTreeMap<String, u64>,
     /// Check id → verified runs in which it did not run (rates exclude them).
     skipped: std::collections::HashMap<String, u64>,
+    /// The first [`LISTED`] runs that could not be verified: (path, why).
+    not_verified: Vec<(String, String)>,
+}
+
+/// Runs that could not be verified listed by path in a summary (all of them are in the results
+/// file).
+pub const LISTED: usize = 1000;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct NotVerified {
+    pub path: String,
+    pub error: String,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -63,6 +75,10 @@ impl Summary {
                     .take(120)
                     .collect();
                 *self.errors.entry(key).or_default() += 1;
+                if self.not_verified.len() < LISTED {
+                    self.not_verified
+                        .push((r.path.clone(), r.error.clone().unwrap_or_default()));
+                }
             }
         }
         for c in &r.checks {
@@ -151,8 +167,11 @@ impl Summary {
 
     pub fn render_human(&self) -> String {
         let mut out = format!(
-            "audited {} runs: {} accept, {} reject, {} could not be verified\n",
-            self.runs, self.accept, self.reject, self.error
+            "audited {}: {} accept, {} reject, {} could not be verified\n",
+            crate::report::plural(self.runs as usize, "run", "runs"),
+            self.accept,
+            self.reject,
+            self.error
         );
         let top = self.top_checks();
         if !top.is_empty() {
@@ -186,8 +205,36 @@ impl Summary {
             for (why, n) in &self.errors {
                 out.push_str(&format!("  {n:>7}  {why}\n"));
             }
+            out.push_str("\nruns not verified:\n");
+            for nv in self.not_verified().iter().take(20) {
+                out.push_str(&format!(
+                    "  {}: {}\n",
+                    crate::report::inert(&nv.path),
+                    crate::report::inert(&nv.error)
+                ));
+            }
+            if self.error > 20 {
+                out.push_str(&format!(
+                    "  … and {} more (every run is in the results file, -o FILE)\n",
+                    self.error - 20
+                ));
+            }
         }
         out
+    }
+
+    /// The runs that could not be verified (the first [`LISTED`]), by path.
+    pub fn not_verified(&self) -> Vec<NotVerified> {
+        let mut v: Vec<NotVerified> = self
+            .not_verified
+            .iter()
+            .map(|(path, error)| NotVerified {
+                path: path.clone(),
+                error: error.clone(),
+            })
+            .collect();
+        v.sort_by(|a, b| a.path.cmp(&b.path));
+        v
     }
 
     pub fn render_json(&self) -> String {
@@ -199,14 +246,18 @@ impl Summary {
             "failing_checks": self.top_checks(),
             "worst_runs": self.worst_runs(),
             "errors": self.errors,
+            "not_verified": self.not_verified(),
         });
         serde_json::to_string_pretty(&doc).expect("summary serializes") + "\n"
     }
 
     pub fn render_markdown(&self) -> String {
         let mut out = format!(
-            "### vouch audit: {} runs — {} accept, {} reject, {} not verified\n\n",
-            self.runs, self.accept, self.reject, self.error
+            "### vouch audit: {} — {} accept, {} reject, {} not verified\n\n",
+            crate::report::plural(self.runs as usize, "run", "runs"),
+            self.accept,
+            self.reject,
+            self.error
         );
         let top = self.top_checks();
         if !top.is_empty() {
@@ -228,6 +279,22 @@ impl Summary {
                 out.push_str(&format!(
                     "| `{}` | {} | `{}` |\n",
                     w.path, w.failed_checks, w.first_failure
+                ));
+            }
+            out.push_str("\n</details>\n");
+        }
+        let nv = self.not_verified();
+        if !nv.is_empty() {
+            out.push_str(
+                "\n<details><summary>runs not verified</summary>\n\n| run | why |\n|---|---|\n",
+            );
+            for r in nv.iter().take(100) {
+                out.push_str(&format!(
+                    "| `{}` | {} |\n",
+                    crate::report::inert(&r.path)
+                        .replace('|', "\\|")
+                        .replace('`', "'"),
+                    crate::report::inert(&r.error).replace('|', "\\|")
                 ));
             }
             out.push_str("\n</details>\n");

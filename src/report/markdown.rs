@@ -1,7 +1,7 @@
 //! A PR-comment-ready summary: the verdict, a table of failing and warning checks, and the
 //! details of every finding collapsed under `<details>`.
 
-use super::{Report, Status, Verdict};
+use super::{plural, Report, Status, Verdict};
 use std::fmt::Write;
 
 fn cell(s: &str) -> String {
@@ -16,11 +16,11 @@ pub fn render(report: &Report) -> String {
     };
     let _ = writeln!(
         out,
-        "### {icon} vouch: **{word}** — `{}`\n\n{} errors, {} warnings, {} info findings · spec {} · source `{}` (sha256 `{}`)\n",
+        "### {icon} vouch: **{word}** — `{}`\n\n{}, {}, {} · spec {} · source `{}` (sha256 `{}`)\n",
         report.bundle,
-        report.count(Status::Fail),
-        report.count(Status::Warn),
-        report.count(Status::Info),
+        plural(report.count(Status::Fail), "error", "errors"),
+        plural(report.count(Status::Warn), "warning", "warnings"),
+        plural(report.count(Status::Info), "info finding", "info findings"),
         report.spec,
         report.source,
         &report.source_sha256[..12.min(report.source_sha256.len())],
@@ -125,19 +125,7 @@ pub fn render(report: &Report) -> String {
             }
             let _ = write!(out, ": {}", f.message);
             if let Some(n) = &f.number {
-                let mut parts = Vec::new();
-                if !n.printed.is_empty() {
-                    parts.push(format!("printed `{}`", n.printed));
-                }
-                if let Some(i) = &n.interval {
-                    parts.push(format!("interval {i}"));
-                }
-                if let Some(r) = &n.recomputed {
-                    parts.push(format!("recomputed `{r}`"));
-                }
-                if let Some(k) = &n.k {
-                    parts.push(format!("k = {k}"));
-                }
+                let mut parts = n.parts("`", true, false);
                 if let Some(fm) = &n.formula {
                     parts.push(format!("formula `{fm}`"));
                 }

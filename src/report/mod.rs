@@ -4,11 +4,14 @@
 //! verdict. Check ids are stable; every id a family can emit is declared in its `CHECKS` table
 //! and collected by [`registry`].
 
+pub mod explain;
+pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod registry;
+pub mod sarif;
 
 use serde::Serialize;
 use std::fmt;
@@ -156,6 +159,30 @@ pub struct NumberDetail {
     pub scale: Option<String>,
 }
 
+impl NumberDetail {
+    /// `printed …, interval …, recomputed …, k = …` (and `scale …` with `scale`), values wrapped
+    /// in `quote` (a Markdown code span, or nothing), for every renderer that writes them inline.
+    pub fn parts(&self, quote: &str, interval: bool, scale: bool) -> Vec<String> {
+        let mut parts = Vec::new();
+        if !self.printed.is_empty() {
+            parts.push(format!("printed {quote}{}{quote}", self.printed));
+        }
+        if let Some(i) = self.interval.as_ref().filter(|_| interval) {
+            parts.push(format!("interval {i}"));
+        }
+        if let Some(r) = &self.recomputed {
+            parts.push(format!("recomputed {quote}{r}{quote}"));
+        }
+        if let Some(k) = &self.k {
+            parts.push(format!("k = {k}"));
+        }
+        if let Some(s) = self.scale.as_ref().filter(|_| scale) {
+            parts.push(format!("scale {s}"));
+        }
+        parts
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Finding {
     pub id: &'static str,
@@ -292,6 +319,34 @@ pub fn make_inert(findings: &mut [Finding]) {
             }
         }
     }
+}
+
+/// A byte count for people: `512 bytes`, `16 MiB`, `20.5 MiB` (binary units, one decimal
+/// unless exact).
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return plural(n as usize, "byte", "bytes");
+    }
+    let mut unit = 0;
+    let mut scale = 1024u64;
+    while unit + 1 < UNITS.len() && n >= scale * 1024 {
+        scale *= 1024;
+        unit += 1;
+    }
+    if n % scale == 0 {
+        format!("{} {}", n / scale, UNITS[unit])
+    } else {
+        format!("{:.1} {}", n as f64 / scale as f64, UNITS[unit])
+    }
+}
+
+/// The spec key that raises the size limit of artifacts and sources.
+pub const ARTIFACT_LIMIT_KEY: &str = "limits.max_artifact_bytes";
+
+/// `n` and the word for it: `1 check`, `2 checks`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Most findings a report lists for one check; the rest are counted in one summary finding

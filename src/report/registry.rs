@@ -66,3 +66,27 @@ pub fn markdown() -> String {
     }
     out
 }
+
+/// The catalogue as text for reading in a terminal: per family, each id with its severity and
+/// meaning (`vouch explain ID` says more).
+pub fn text() -> String {
+    let mut out = String::new();
+    for family in Family::ALL {
+        out.push_str(&format!("{}\n", family.as_str()));
+        for c in all().iter().filter(|c| c.family == family) {
+            out.push_str(&format!(
+                "  {:<40} {:<5} {}\n",
+                c.id,
+                c.severity.as_str(),
+                c.meaning
+            ));
+        }
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "{} checks. `vouch explain ID` explains one; `vouch checks --format markdown` prints \
+         docs/checks.md.\n",
+        all().len()
+    ));
+    out
+}

@@ -43,8 +43,13 @@ pub struct RunArgs {
     /// What these trials are compared as (e.g. a prompt version); recorded in run.json.
     #[arg(long, default_value = "default")]
     label: String,
-    /// The runs root: each trial writes `<out>/<run id>/` (run.json, bundle/, source/).
-    #[arg(long, default_value = "runs")]
+    /// The runs root: each trial writes `<out-dir>/<run id>/` (run.json, bundle/, source/).
+    #[arg(
+        long = "out-dir",
+        visible_alias = "out",
+        value_name = "DIR",
+        default_value = "runs"
+    )]
     out: PathBuf,
     /// Keep the container and the uploaded file (for debugging); recorded in run.json.
     #[arg(long)]
@@ -195,8 +200,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
         keep: args.keep,
         memory_limit: args.memory_limit.clone(),
     });
-    let color = std::io::stdout().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let color = crate::color_for(std::io::stdout().is_terminal());
     let draw = std::io::stderr().is_terminal();
     runtime()?.block_on(async move {
         let running = match emulator_config {
@@ -245,6 +249,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
         let style = human::Style {
             color,
             verbose: args.verbose,
+            ..Default::default()
         };
         for o in &outcomes {
             let r = &o.record;

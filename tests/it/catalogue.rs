@@ -1,18 +1,13 @@
 //! `docs/checks.md` is the registry rendered; this test keeps them in sync.
 
-use crate::support::root;
+use crate::support::assert_generated;
 
 #[test]
 fn checks_catalogue_matches_the_registry() {
-    let path = root().join("docs/checks.md");
-    let expected = vouch::report::registry::markdown();
-    if std::env::var_os("VOUCH_BLESS").is_some() {
-        std::fs::write(&path, &expected).unwrap();
-    }
-    let actual = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        actual == expected,
-        "docs/checks.md is out of date; run `VOUCH_BLESS=1 cargo test --test it catalogue` and review the diff"
+    assert_generated(
+        "docs/checks.md",
+        &vouch::report::registry::markdown(),
+        "VOUCH_BLESS=1 cargo nextest run -E 'test(catalogue)'",
     );
 }
 

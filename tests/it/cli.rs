@@ -75,7 +75,7 @@ fn json_output_is_versioned_and_quiet_on_stderr() {
     assert!(err.is_empty());
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["verdict"], "accept");
-    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["schema_version"], 2);
     let checks = v["checks"].as_array().unwrap();
     for c in checks {
         let reexecute = c["id"].as_str().unwrap().starts_with("script.reproducible");

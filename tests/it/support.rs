@@ -115,3 +115,17 @@ pub fn dump(report: &Report) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// A generated file is what the code generates now: `VOUCH_BLESS=1` rewrites it, else a
+/// difference fails with `how` (the command that regenerates it).
+pub fn assert_generated(relative: &str, expected: &str, how: &str) {
+    let path = root().join(relative);
+    if std::env::var_os("VOUCH_BLESS").is_some() {
+        std::fs::write(&path, expected).unwrap();
+    }
+    let actual = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        actual == expected,
+        "{relative} is out of date; run `{how}` and review the diff"
+    );
+}
