@@ -247,8 +247,17 @@ pub fn human(c: &Comparison, names: Names) -> String {
             if untested == 1 { "" } else { "s" }
         );
     }
+    out.push('\n');
+    out.push_str(LEGEND);
     out
 }
+
+/// What the two less common figures mean, one line each (human and Markdown reports).
+pub const LEGEND: &str = "\
+p: the chance of a difference at least this large if the sides were the same (two-sided).
+adj. p: p after the Holm–Bonferroni correction over every endpoint tested (the decision uses it).
+pass^k: the share of sources (or trials) whose k repeated runs all passed (reliability, not average).
+";
 
 fn proportion_json(p: &Proportion) -> Value {
     json!({ "count": p.count, "n": p.n, "rate": p.rate(), "ci95": [p.ci.low, p.ci.high] })
@@ -418,7 +427,10 @@ pub fn markdown(c: &Comparison, names: Names) -> String {
             let _ = writeln!(out, "\npass^k, {title}: {text}");
         }
     }
-    let _ = writeln!(out, "\n</details>");
+    let _ = writeln!(out, "\n</details>\n");
+    for line in LEGEND.lines() {
+        let _ = writeln!(out, "<sub>{line}</sub><br>");
+    }
     out
 }
 

@@ -77,6 +77,17 @@ pub fn render(report: &Report, verbose: bool) -> String {
         ));
     }
     let summary = report.check_summary();
+    // Checks that did not run, one notice per reason: skipped is never passed silently.
+    for (reason, ids) in report.skip_groups(&summary, verbose) {
+        let what = super::name_checks(&ids);
+        out.push_str(&annotation(
+            Status::Info,
+            None,
+            None,
+            "vouch: checks skipped",
+            &format!("{}: skipped {what}: {reason}", report.bundle),
+        ));
+    }
     let with = |s: Status| summary.iter().filter(|(_, w)| *w == s).count();
     let word = match report.verdict() {
         Verdict::Accept => "accept",

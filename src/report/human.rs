@@ -158,11 +158,7 @@ pub fn render(report: &Report, style: &Style) -> String {
     // named above; `--reexecute` not asked is said only with --verbose).
     let reasons = report.skip_groups(&summary, style.verbose);
     for (reason, ids) in reasons {
-        let what = if ids.len() > 3 {
-            format!("{} checks ({}, …)", ids.len(), ids[..2].join(", "))
-        } else {
-            ids.join(", ")
-        };
+        let what = super::name_checks(&ids);
         let _ = writeln!(
             out,
             "{}: skipped {what}: {reason}",

@@ -344,6 +344,15 @@ pub fn human_bytes(n: u64) -> String {
 /// The spec key that raises the size limit of artifacts and sources.
 pub const ARTIFACT_LIMIT_KEY: &str = "limits.max_artifact_bytes";
 
+/// Skipped check ids named briefly: all of them up to three, else a count and the first two.
+pub fn name_checks(ids: &[&str]) -> String {
+    if ids.len() > 3 {
+        format!("{} checks ({}, …)", ids.len(), ids[..2].join(", "))
+    } else {
+        ids.join(", ")
+    }
+}
+
 /// `n` and the word for it: `1 check`, `2 checks`.
 pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })

@@ -224,4 +224,34 @@ fn every_json_report_is_valid_against_the_published_schema() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    // The schema can fail: a v1-style finding (its interval as text) and an unknown field are
+    // both refused.
+    let with_interval = reports
+        .iter()
+        .find(|(n, _)| n == "metrics.value")
+        .expect("the metrics.value fixture");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&vouch::report::json::render(&with_interval.1)).unwrap();
+    let finding = doc["checks"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| c.get("interval").is_some())
+        .expect("a finding with an interval");
+    finding["interval"] = serde_json::json!("[0.1, 0.2]");
+    doc["surprise"] = serde_json::json!(true);
+    let bad = tmp.path().join("bad.json");
+    std::fs::write(&bad, doc.to_string()).unwrap();
+    let out = std::process::Command::new(&python)
+        .arg(root().join("tests/validate_json_schema.py"))
+        .arg(root().join("docs/schema/report.schema.json"))
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("interval") && err.contains("surprise"),
+        "{err}"
+    );
 }
