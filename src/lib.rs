@@ -1,25 +1,13 @@
 //! vouch: independently verify what an AI financial-analyst agent produced.
 //!
-//! The pipeline runs one way: load (`bundle`, `source`) → recompute (`recompute`, the truth) →
-//! check (`checks::<family>`) → report (`report`). The contract lives in `spec` as data.
+//! This crate is the `vouch` command; its library re-exports the workspace's crates under one
+//! name for the tests, benches and examples: `vouch-core` (the verifier: spec, readers, truth,
+//! checks, report), `vouch-runs` (audit, compare, seeded runs) and `vouch-agent` (run client,
+//! emulator, sandbox, re-execution). docs/architecture.md has the map.
 
-pub mod audit;
-pub mod bundle;
-pub mod checks;
-pub mod compare;
-pub mod csvtable;
-pub mod emulator;
-pub mod names;
-pub mod numbers;
-pub mod recompute;
-pub mod reexecute;
-pub mod report;
-pub mod run;
-pub mod sandbox;
-pub mod source;
-pub mod spec;
-pub mod testdata;
-pub mod verify;
-
-pub use report::{Finding, Report, Status, Verdict};
-pub use spec::Spec;
+pub use vouch_agent::{emulator, reexecute, run, sandbox};
+pub use vouch_core::{
+    bundle, checks, csvtable, names, numbers, recompute, report, source, spec, verify, Finding,
+    Report, Spec, Status, Verdict,
+};
+pub use vouch_runs::{audit, compare, testdata};

@@ -1,0 +1,552 @@
+//! `vouch run`: drive a hosted-sandbox agent run end to end and verify what it produced.
+//!
+//! One trial is: upload the source → create a container holding it → the responses loop (another
+//! turn only while an answer has shell activity but no assistant message, up to `max_turns`) →
+//! list the container's files and download the six artifacts (matched by path suffix) → write the
+//! run directory (`docs/runs.md`) → verify. The container and the uploaded file are deleted
+//! whatever happens — success, error, rejection, Ctrl-C — unless `keep`; a failed deletion is
+//! reported and recorded in `run.json`. Trials run concurrently, at most `concurrency` at once.
+
+pub mod client;
+pub mod progress;
+pub mod record;
+pub mod wire;
+
+use client::{ApiError, Client};
+use progress::{Progress, Stage, TrialLine};
+use record::{ArtifactRecord, Cleanup, Ids, RunRecord, RunStatus, SourceRef};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+use tokio::sync::{watch, Semaphore};
+use vouch_core::bundle::{sha256_hex, Bundle};
+use vouch_core::names::upload_base_name;
+use vouch_core::report::Report;
+use vouch_core::source::Statements;
+use vouch_core::spec::Spec;
+use wire::{ContainerCreate, ContainerFile, NetworkPolicy, Usage};
+
+/// What every trial of one `vouch run` shares.
+pub struct Plan {
+    pub spec: Spec,
+    pub stmts: Statements,
+    pub source_name: String,
+    pub source_bytes: Vec<u8>,
+    pub prompt: String,
+    pub model: String,
+    pub max_turns: u32,
+    pub trials: u32,
+    pub concurrency: usize,
+    pub label: String,
+    pub out: PathBuf,
+    pub keep: bool,
+    pub memory_limit: String,
+}
+
+/// How one trial ended.
+pub struct TrialOutcome {
+    pub record: RunRecord,
+    pub dir: PathBuf,
+    pub report: Option<Report>,
+}
+
+impl TrialOutcome {
+    /// Accepted: the run finished and the bundle passed verification.
+    pub fn accepted(&self) -> bool {
+        self.record.verdict.as_deref() == Some("accept")
+    }
+}
+
+/// Set when the run is interrupted (Ctrl-C); trials stop their work and clean up.
+#[derive(Clone)]
+pub struct Interrupt(watch::Receiver<bool>);
+
+impl Interrupt {
+    /// A trigger and its receiver.
+    pub fn new() -> (watch::Sender<bool>, Interrupt) {
+        let (tx, rx) = watch::channel(false);
+        (tx, Interrupt(rx))
+    }
+
+    async fn wait(&mut self) {
+        while !*self.0.borrow() {
+            if self.0.changed().await.is_err() {
+                // The trigger is gone: never interrupted.
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+}
+
+/// Run every trial, at most `plan.concurrency` at once.
+pub async fn run_trials(
+    plan: Arc<Plan>,
+    client: Client,
+    progress: Arc<Progress>,
+    interrupt: Interrupt,
+) -> Vec<TrialOutcome> {
+    let permits = Arc::new(Semaphore::new(plan.concurrency.max(1)));
+    let mut tasks = tokio::task::JoinSet::new();
+    for index in 0..plan.trials {
+        let (plan, client, progress, permits) = (
+            plan.clone(),
+            client.with_log(),
+            progress.clone(),
+            permits.clone(),
+        );
+        let mut interrupt = interrupt.clone();
+        let line = progress.trial(index);
+        tasks.spawn(async move {
+            let permit = tokio::select! {
+                p = permits.acquire_owned() => p.ok(),
+                _ = interrupt.wait() => None,
+            };
+            let outcome = trial(&plan, &client, index, &line, interrupt, permit.is_none()).await;
+            drop(permit);
+            (index, outcome)
+        });
+    }
+    let mut outcomes = Vec::new();
+    while let Some(done) = tasks.join_next().await {
+        if let Ok(done) = done {
+            outcomes.push(done);
+        }
+    }
+    outcomes.sort_by_key(|(i, _)| *i);
+    outcomes.into_iter().map(|(_, o)| o).collect()
+}
+
+/// What the work of a trial accumulates, kept when the work is cut short.
+#[derive(Default)]
+struct Progressed {
+    ids: Ids,
+    turns: u32,
+    usage: Usage,
+    status: Option<RunStatus>,
+    error: Option<String>,
+    artifacts: Vec<ArtifactRecord>,
+    downloaded: bool,
+}
+
+async fn trial(
+    plan: &Plan,
+    api: &Client,
+    index: u32,
+    line: &TrialLine,
+    mut interrupt: Interrupt,
+    interrupted_before_start: bool,
+) -> TrialOutcome {
+    let started = SystemTime::now();
+    let run_id = record::new_run_id(started);
+    let dir = plan.out.join(&run_id);
+    let mut done = Progressed::default();
+    // A trial interrupted before it started leaves no run directory: there is nothing to audit.
+    let prepared = if interrupted_before_start {
+        Err("interrupted before the trial started".to_string())
+    } else {
+        prepare_dir(&dir, &plan.source_name, &plan.source_bytes)
+    };
+    if let Err(e) = &prepared {
+        done.status = Some(RunStatus::Error);
+        done.error = Some(e.clone());
+    } else {
+        let work = work(plan, api, &dir, line, &mut done);
+        tokio::select! {
+            result = work => {
+                if let Err(e) = result {
+                    done.status = Some(RunStatus::Error);
+                    done.error = Some(e);
+                }
+            }
+            _ = interrupt.wait() => {
+                done.status = Some(RunStatus::Error);
+                done.error = Some("interrupted (Ctrl-C)".into());
+            }
+        }
+    }
+    line.stage(Stage::CleaningUp);
+    let cleanup = clean_up(api, &done.ids, plan.keep).await;
+    // Verification needs only local files; it runs after the clean-up so that nothing delays it.
+    let mut report = None;
+    let mut verdict = None;
+    if done.downloaded && prepared.is_ok() {
+        line.stage(Stage::Verifying);
+        let r = verify_bundle(plan, &dir.join("bundle"));
+        verdict = Some(verdict_word(&r).to_string());
+        report = Some(r);
+    }
+    let record = RunRecord {
+        schema: record::SCHEMA.into(),
+        schema_version: record::SCHEMA_VERSION,
+        run_id,
+        label: plan.label.clone(),
+        trial: index,
+        model: plan.model.clone(),
+        prompt_sha256: sha256_hex(plan.prompt.as_bytes()),
+        source: SourceRef {
+            file_name: plan.source_name.clone(),
+            sha256: sha256_hex(&plan.source_bytes),
+        },
+        started_at: record::rfc3339(started),
+        finished_at: record::rfc3339(SystemTime::now()),
+        status: done.status.unwrap_or(RunStatus::Error),
+        usage: done.usage,
+        turns: done.turns,
+        ids: done.ids,
+        request_ids: api.request_ids(),
+        cleanup,
+        error: done.error,
+        verdict,
+        api_base_url: api.base_url().to_string(),
+        artifacts: done.artifacts,
+    };
+    if prepared.is_ok() {
+        if let Err(e) = write_record(&dir, &record) {
+            line.stage(Stage::Done(format!("error: {e}")));
+        }
+    }
+    line.stage(Stage::Done(summary_word(&record)));
+    TrialOutcome {
+        record,
+        dir,
+        report,
+    }
+}
+
+fn summary_word(r: &RunRecord) -> String {
+    match (&r.verdict, r.status) {
+        (Some(v), RunStatus::Completed) => v.clone(),
+        (Some(v), s) => format!("{v} ({})", s.as_str()),
+        (None, s) => s.as_str().to_string(),
+    }
+}
+
+fn verdict_word(report: &Report) -> &'static str {
+    match report.verdict() {
+        vouch_core::Verdict::Accept => "accept",
+        vouch_core::Verdict::Reject => "reject",
+    }
+}
+
+/// The run directory with its `source/` copy and an empty `bundle/`.
+fn prepare_dir(dir: &Path, source_name: &str, bytes: &[u8]) -> Result<(), String> {
+    let make = || -> std::io::Result<()> {
+        std::fs::create_dir_all(dir.join("bundle"))?;
+        std::fs::create_dir_all(dir.join("source"))?;
+        std::fs::write(dir.join("source").join(source_name), bytes)
+    };
+    make().map_err(|e| format!("cannot prepare the run directory `{}`: {e}", dir.display()))
+}
+
+fn write_record(dir: &Path, record: &RunRecord) -> Result<(), String> {
+    let mut text = serde_json::to_string_pretty(record).map_err(|e| e.to_string())?;
+    text.push('\n');
+    std::fs::write(dir.join("run.json"), text)
+        .map_err(|e| format!("cannot write `{}`: {e}", dir.join("run.json").display()))
+}
+
+fn verify_bundle(plan: &Plan, bundle_dir: &Path) -> Report {
+    match Bundle::load_dir(bundle_dir, &plan.spec) {
+        Ok(bundle) => vouch_core::verify::verify(&plan.spec, &plan.stmts, &bundle),
+        // The directory was made by this run; failing to read it back is a bundle with nothing in it.
+        Err(_) => vouch_core::verify::verify(
+            &plan.spec,
+            &plan.stmts,
+            &Bundle::from_files(&bundle_dir.display().to_string(), Vec::new(), &plan.spec),
+        ),
+    }
+}
+
+/// The user message of the first turn.
+fn user_message(source_name: &str) -> String {
+    format!(
+        "The company's annual financial statements were uploaded to /mnt/data (the file name ends \
+         with `{source_name}`, possibly after an upload prefix). Follow your instructions and leave \
+         the six artifacts in /mnt/data."
+    )
+}
+
+/// Upload → container → turns → download. Errors are reasons; everything done is in `done`.
+async fn work(
+    plan: &Plan,
+    api: &Client,
+    dir: &Path,
+    line: &TrialLine,
+    done: &mut Progressed,
+) -> Result<(), String> {
+    let fail = |e: ApiError| e.to_string();
+    line.stage(Stage::Uploading);
+    let file = api
+        .upload_file(&plan.source_name, &plan.source_bytes)
+        .await
+        .map_err(fail)?;
+    done.ids.file_id = Some(file.id.clone());
+
+    line.stage(Stage::CreatingContainer);
+    let container = api
+        .create_container(&ContainerCreate {
+            name: format!("vouch-{}", random_hex(8)),
+            file_ids: Some(vec![file.id.clone()]),
+            memory_limit: Some(plan.memory_limit.clone()),
+            network_policy: Some(json!(NetworkPolicy::disabled())),
+            expires_after: None,
+            skills: None,
+        })
+        .await
+        .map_err(fail)?;
+    done.ids.container_id = Some(container.id.clone());
+
+    let shell = json!({"type": "shell", "environment": {"type": "container_reference", "container_id": container.id}});
+    let mut history: Vec<Value> =
+        vec![json!({"role": "user", "content": user_message(&plan.source_name)})];
+    let mut status = RunStatus::Incomplete;
+    for turn in 1..=plan.max_turns {
+        line.stage(Stage::Turn {
+            turn,
+            max: plan.max_turns,
+        });
+        // As the Agents SDK sends it: the full history each turn, `tool_choice` on the first only.
+        let mut body = json!({
+            "model": plan.model,
+            "include": [],
+            "input": history,
+            "instructions": plan.prompt,
+            "tools": [shell],
+        });
+        if turn == 1 {
+            body["tool_choice"] = json!("required");
+        }
+        let response = api.create_response(&body).await.map_err(fail)?;
+        done.turns = turn;
+        done.usage += response.usage();
+        done.ids.response_ids.push(response.id.clone());
+        match response.status.as_deref() {
+            Some("completed") | None => {}
+            Some("incomplete") => {
+                status = RunStatus::Incomplete;
+                done.error = Some(format!(
+                    "response {} is incomplete: {}",
+                    response.id,
+                    response
+                        .incomplete_details
+                        .as_ref()
+                        .map_or("no details".to_string(), Value::to_string)
+                ));
+                break;
+            }
+            Some(other) => {
+                status = RunStatus::Failed;
+                done.error = Some(format!(
+                    "response {} is {other}: {}",
+                    response.id,
+                    response
+                        .error
+                        .as_ref()
+                        .map_or("no error given".to_string(), Value::to_string)
+                ));
+                break;
+            }
+        }
+        if response.has_assistant_message() {
+            status = RunStatus::Completed;
+            break;
+        }
+        if !response.has_shell_activity() {
+            done.error = Some(format!(
+                "response {} has neither shell activity nor a message",
+                response.id
+            ));
+            break;
+        }
+        if turn == plan.max_turns {
+            done.error = Some(format!(
+                "max turns ({}) reached without a final message",
+                plan.max_turns
+            ));
+        }
+        history.extend(response.output.iter().map(wire::replayable));
+    }
+    done.status = Some(status);
+
+    line.stage(Stage::Downloading);
+    let files = api
+        .list_container_files(&container.id)
+        .await
+        .map_err(fail)?;
+    let bundle_dir = dir.join("bundle");
+    for name in plan.spec.artifacts.all() {
+        let Some(file) = pick_artifact(&files, name) else {
+            continue;
+        };
+        let limit = plan.spec.limits.max_artifact_bytes;
+        let mut rec = ArtifactRecord {
+            name: name.to_string(),
+            container_file_id: file.id.clone(),
+            path: file.path.clone(),
+            bytes: file.bytes,
+            sha256: None,
+            skipped: None,
+        };
+        match api
+            .download_container_file(&container.id, &file.id, limit)
+            .await
+        {
+            Ok(bytes) => {
+                rec.bytes = bytes.len() as u64;
+                rec.sha256 = Some(sha256_hex(&bytes));
+                std::fs::write(bundle_dir.join(name), &bytes).map_err(|e| {
+                    format!("cannot write `{}`: {e}", bundle_dir.join(name).display())
+                })?;
+            }
+            Err(ApiError::TooLarge { limit, .. }) => {
+                rec.skipped = Some(format!("over the {limit}-byte limit; not downloaded"));
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+        done.artifacts.push(rec);
+    }
+    done.downloaded = true;
+    Ok(())
+}
+
+/// The container file that is artifact `name`: its base name (upload prefix stripped) is `name`;
+/// `/mnt/data/<name>` itself is preferred, then the shallowest, then the newest.
+pub fn pick_artifact<'a>(files: &'a [ContainerFile], name: &str) -> Option<&'a ContainerFile> {
+    let exact = format!("/mnt/data/{name}");
+    files
+        .iter()
+        .filter(|f| upload_base_name(&f.path) == name)
+        .min_by_key(|f| {
+            (
+                f.path != exact,
+                f.path.matches('/').count(),
+                std::cmp::Reverse(f.created_at),
+            )
+        })
+}
+
+/// Delete the container, then the file; a 404 means it is already gone.
+async fn clean_up(api: &Client, ids: &Ids, keep: bool) -> Cleanup {
+    let mut cleanup = Cleanup {
+        kept: keep,
+        ..Cleanup::default()
+    };
+    if keep {
+        return cleanup;
+    }
+    let gone = |r: Result<(), ApiError>, errors: &mut Vec<String>, what: &str| match r {
+        Ok(()) => true,
+        Err(e) if e.status() == Some(404) => true,
+        Err(e) => {
+            errors.push(format!("could not delete the {what}: {e}"));
+            false
+        }
+    };
+    match &ids.container_id {
+        Some(cid) => {
+            let r = api.delete_container(cid).await;
+            cleanup.container_deleted = gone(r, &mut cleanup.errors, "container");
+        }
+        None => cleanup.container_deleted = true,
+    }
+    match &ids.file_id {
+        Some(fid) => {
+            let r = api.delete_file(fid).await;
+            cleanup.file_deleted = gone(r, &mut cleanup.errors, "uploaded file");
+        }
+        None => cleanup.file_deleted = true,
+    }
+    cleanup
+}
+
+/// `n` random lowercase hex digits from the OS.
+pub fn random_hex(n: usize) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    random_bytes(n)
+        .into_iter()
+        .map(|b| HEX[(b & 15) as usize] as char)
+        .collect()
+}
+
+/// `n` random ASCII letters and digits from the OS.
+pub fn random_alnum(n: usize) -> String {
+    const ALNUM: &[u8; 62] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    random_bytes(n)
+        .into_iter()
+        .map(|b| ALNUM[(b as usize) % 62] as char)
+        .collect()
+}
+
+/// A uniform number in [0, 1).
+pub fn random_unit() -> f64 {
+    let b = random_bytes(8);
+    let n = u64::from_le_bytes(b.try_into().unwrap_or([0; 8])) >> 11;
+    n as f64 / (1u64 << 53) as f64
+}
+
+fn random_bytes(n: usize) -> Vec<u8> {
+    let mut buf = vec![0u8; n];
+    if getrandom::getrandom(&mut buf).is_err() {
+        // No OS randomness: fall back to the clock, which is enough for ids and jitter.
+        let mut x = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0x9e37_79b9);
+        for b in &mut buf {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            *b = x as u8;
+        }
+    }
+    buf
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfile(id: &str, path: &str, created_at: i64) -> ContainerFile {
+        ContainerFile {
+            id: id.into(),
+            object: "container.file".into(),
+            created_at,
+            bytes: 1,
+            container_id: "cntr_1".into(),
+            path: path.into(),
+            source: "assistant".into(),
+        }
+    }
+
+    #[test]
+    fn artifacts_match_by_path_suffix_and_prefer_the_top_of_mnt_data() {
+        let files = vec![
+            cfile("cfile_1", "/mnt/data/out/calculated_metrics.csv", 5),
+            cfile("cfile_2", "/mnt/data/calculated_metrics.csv", 1),
+            cfile("cfile_3", "/mnt/data/old_calculated_metrics.csv", 9),
+        ];
+        assert_eq!(
+            pick_artifact(&files, "calculated_metrics.csv").unwrap().id,
+            "cfile_2"
+        );
+    }
+
+    #[test]
+    fn an_upload_prefix_does_not_hide_an_artifact() {
+        let files = vec![cfile("cfile_1", "/mnt/data/3fa9c0-analysis_run.json", 1)];
+        assert_eq!(
+            pick_artifact(&files, "analysis_run.json").unwrap().id,
+            "cfile_1"
+        );
+        assert!(pick_artifact(&files, "run.json").is_none());
+    }
+
+    #[test]
+    fn random_ids_have_the_requested_alphabet() {
+        assert!(random_hex(48).bytes().all(|b| b.is_ascii_hexdigit()));
+        assert!(random_alnum(22).bytes().all(|b| b.is_ascii_alphanumeric()));
+        let u = random_unit();
+        assert!((0.0..1.0).contains(&u));
+    }
+}

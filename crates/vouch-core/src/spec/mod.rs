@@ -1,0 +1,820 @@
+//! The contract as data: `verifiers/*.toml` parsed once and compiled (formulas parsed and
+//! resolved, name tables folded) into a [`Spec`] that every verification reuses.
+
+pub mod formula;
+
+use crate::names::fold;
+use crate::numbers::{parse_decimal, Num};
+use formula::{Expr, Ref};
+use serde::Deserialize;
+use std::collections::HashMap;
+
+/// The default contract, embedded in the binary.
+pub const DEFAULT_SPEC: &str = include_str!("../../../../verifiers/financial-analyst.toml");
+/// [`DEFAULT_SPEC`] converted to JSON by the build script (empty if it is not valid TOML).
+const DEFAULT_SPEC_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/financial-analyst.json"));
+/// The agent prompt that goes with the default contract.
+pub const DEFAULT_PROMPT: &str = include_str!("../../../../verifiers/financial-analyst.prompt.md");
+
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    #[error("spec is not valid TOML for the vouch schema: {0}")]
+    Toml(#[from] toml::de::Error),
+    #[error(transparent)]
+    Formula(#[from] formula::FormulaError),
+    #[error("spec: {0}")]
+    Invalid(String),
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw TOML shape.
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpec {
+    contract: Contract,
+    names: RawNames,
+    artifacts: Artifacts,
+    limits: Limits,
+    source: RawSource,
+    metrics: Vec<RawMetric>,
+    metrics_file: MetricsFileSpec,
+    movements: RawMovements,
+    memo: MemoSpec,
+    chart: ChartSpec,
+    manifest: ManifestSpec,
+    script: ScriptSpec,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Contract {
+    pub id: String,
+    pub version: u32,
+    pub document: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNames {
+    strip_suffixes: Vec<String>,
+    blanks: Vec<String>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Artifacts {
+    pub script: String,
+    pub metrics: String,
+    pub movements: String,
+    pub chart: String,
+    pub memo: String,
+    pub manifest: String,
+}
+
+impl Artifacts {
+    /// The six artifact names in the contract's order.
+    pub fn all(&self) -> [&str; 6] {
+        [
+            &self.script,
+            &self.metrics,
+            &self.movements,
+            &self.chart,
+            &self.memo,
+            &self.manifest,
+        ]
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    pub max_artifact_bytes: u64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSource {
+    min_rows: usize,
+    year_column: String,
+    identity: RawIdentity,
+    one_of: Vec<Vec<String>>,
+    derived: Vec<RawDerived>,
+    magnitudes: Vec<String>,
+    columns: Vec<RawColumn>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawIdentity {
+    total: String,
+    parts: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDerived {
+    column: String,
+    formula: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawColumn {
+    name: String,
+    aliases: Vec<String>,
+    required: bool,
+    #[serde(default)]
+    missing_as_zero: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMetric {
+    id: String,
+    unit: Unit,
+    formula: String,
+    #[serde(default)]
+    variants: Vec<RawVariant>,
+    synonyms: Vec<String>,
+    #[serde(default)]
+    not_meaningful_if_negative: Vec<String>,
+    #[serde(default)]
+    not_meaningful_any_variant: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawVariant {
+    name: String,
+    formula: String,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Unit {
+    /// A fraction, printable as a fraction or a percent.
+    Ratio,
+    /// A multiple (x).
+    Multiple,
+    /// Money in source units.
+    Money,
+    /// A difference of ratios, printable as a fraction or in points.
+    Points,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsFileSpec {
+    pub layouts: Vec<String>,
+    pub long_year_columns: Vec<String>,
+    pub long_metric_columns: Vec<String>,
+    pub long_value_columns: Vec<String>,
+    pub min_significant_digits: u32,
+    /// Tokens (or `_`-joined token phrases) that only describe a metric named before them in a
+    /// header: averaging words, the base named, units (contract §9 "§2 headers").
+    pub header_descriptors: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMovements {
+    year_columns: Vec<String>,
+    item_columns: Vec<String>,
+    rule_columns: Vec<String>,
+    change_columns: Vec<String>,
+    extra_growth_threshold: String,
+    extra_growth_change: String,
+    rules: Vec<RawRule>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRule {
+    id: String,
+    items: String,
+    change: String,
+    alternatives: Vec<String>,
+    threshold: String,
+    absolute: bool,
+    tokens: Vec<Vec<String>>,
+    unit: Unit,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemoSpec {
+    pub sections: Vec<String>,
+    pub min_section_words: usize,
+    pub kpi_section: String,
+    pub file_extensions: Vec<String>,
+    pub threshold_numbers: Vec<ThresholdNumber>,
+    /// A KPI ratio or multiple whose printed interval is wider than this share of its magnitude
+    /// is imprecise (a decimal string, contract §9).
+    pub kpi_max_relative_interval: String,
+    /// §9: quantities the contract does not define; a number next to one is unverified.
+    pub undefined_quantities: Vec<String>,
+    /// §9: words that, next to a metric, describe it (`average equity`): not items of their own.
+    pub metric_descriptors: Vec<String>,
+    /// §9: words that end a clause and compare two things (`vs`, `against` …).
+    pub comparison_cues: Vec<String>,
+    /// §9: words that make a prior-year value admissible (`from`, `up from` …).
+    pub prior_cues: Vec<String>,
+    /// §9: words that end a clause when a new item follows (`and`, `but` …).
+    pub clause_breaks: Vec<String>,
+    /// §9: words that make a difference of two rates admissible (`gap`, `ahead of` …).
+    pub difference_cues: Vec<String>,
+    /// §9: verbs of change that make the change over a span of years admissible.
+    pub change_cues: Vec<String>,
+    /// Names prose uses for a source column or a metric beyond its header aliases and synonyms
+    /// (`OCF`, `op. margin`): read in the memo (and chart titles) only, never as headers. Keyed
+    /// by column name or metric id.
+    #[serde(default)]
+    pub names: std::collections::BTreeMap<String, Vec<String>>,
+    /// §9: quantities the contract does not define that vouch recomputes for the memo (days
+    /// sales outstanding …): a number tied to one is judged against every formula listed.
+    #[serde(default)]
+    pub measures: Vec<RawMeasure>,
+    pub evidence: Vec<EvidenceTopic>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMeasure {
+    pub id: String,
+    /// How prose names it (matched as word sequences, like the other names).
+    pub names: Vec<String>,
+    pub unit: MeasureUnit,
+    /// Every formula a careful analyst may use (year-end or average balance, 365 or 360 days):
+    /// a figure matching any of them is verified; one matching none, with certainty, is wrong.
+    pub formulas: Vec<String>,
+}
+
+/// What a measure's values are.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MeasureUnit {
+    /// A number of days (`45.2 days`, or bare).
+    Days,
+    /// A fraction, printed in percent.
+    Ratio,
+    /// A multiple (`2.1x`).
+    Multiple,
+}
+
+/// A compiled [`RawMeasure`].
+#[derive(Clone, Debug)]
+pub struct MeasureSpec {
+    pub id: String,
+    pub names: Vec<String>,
+    pub unit: MeasureUnit,
+    pub formulas: Vec<Variant>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThresholdNumber {
+    pub value: String,
+    pub unit: String,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvidenceTopic {
+    pub topic: String,
+    pub terms: Vec<String>,
+    pub case_sensitive_terms: Vec<String>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChartSpec {
+    pub panels: usize,
+    pub min_font_px: f64,
+    pub default_font_px: f64,
+    pub char_width_em: String,
+    pub tolerance_px: String,
+    pub min_series_marks: usize,
+    pub fidelity_tolerance: String,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestSpec {
+    pub execution_directory: String,
+    pub identity_claim: String,
+    pub claims: Vec<Claim>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    pub names: Vec<String>,
+    pub fact: String,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptSpec {
+    pub python_version: String,
+    pub forbidden_modules: Vec<String>,
+    pub forbidden_os_calls: Vec<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compiled shape.
+
+#[derive(Clone, Debug)]
+pub struct ColumnSpec {
+    pub name: String,
+    pub aliases: Vec<String>,
+    pub required: bool,
+    pub missing_as_zero: bool,
+    pub magnitude: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Derived {
+    pub column: usize,
+    pub formula: Expr,
+}
+
+#[derive(Clone, Debug)]
+pub struct SourceSpec {
+    pub min_rows: usize,
+    pub year_column: usize,
+    pub columns: Vec<ColumnSpec>,
+    pub identity_total: usize,
+    pub identity_parts: Vec<usize>,
+    pub one_of: Vec<Vec<usize>>,
+    pub derived: Vec<Derived>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Variant {
+    /// `canonical` for the contract's formula, else the variant's name.
+    pub name: String,
+    pub formula: Expr,
+}
+
+#[derive(Clone, Debug)]
+pub struct MetricSpec {
+    pub id: String,
+    pub unit: Unit,
+    /// Index 0 is the canonical formula.
+    pub variants: Vec<Variant>,
+    pub synonyms: Vec<String>,
+    pub not_meaningful_if_negative: Vec<Expr>,
+    pub not_meaningful_any_variant: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuleItems {
+    LineItems,
+    Metric(usize),
+}
+
+#[derive(Clone, Debug)]
+pub struct RuleSpec {
+    pub id: String,
+    pub items: RuleItems,
+    pub change: Expr,
+    pub alternatives: Vec<Expr>,
+    pub threshold: Num,
+    pub absolute: bool,
+    pub tokens: Vec<Vec<String>>,
+    pub unit: Unit,
+}
+
+#[derive(Clone, Debug)]
+pub struct MovementsSpec {
+    pub year_columns: Vec<String>,
+    pub item_columns: Vec<String>,
+    pub rule_columns: Vec<String>,
+    pub change_columns: Vec<String>,
+    pub extra_growth_threshold: Num,
+    pub extra_growth_change: Expr,
+    pub rules: Vec<RuleSpec>,
+}
+
+/// The compiled contract.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    /// The spec file's bytes, for reports and cache keys.
+    pub text: String,
+    pub contract: Contract,
+    pub strip_suffixes: Vec<String>,
+    pub blanks: Vec<String>,
+    pub artifacts: Artifacts,
+    pub limits: Limits,
+    pub source: SourceSpec,
+    pub metrics: Vec<MetricSpec>,
+    /// §9: the memo's recomputed quantities beyond the metrics ([`MeasureSpec`]).
+    pub measures: Vec<MeasureSpec>,
+    pub metrics_file: MetricsFileSpec,
+    pub movements: MovementsSpec,
+    pub memo: MemoSpec,
+    pub chart: ChartSpec,
+    pub manifest: ManifestSpec,
+    pub script: ScriptSpec,
+    column_names: HashMap<String, usize>,
+    metric_names: HashMap<String, usize>,
+}
+
+impl Spec {
+    /// The embedded default contract.
+    pub fn default_spec() -> Spec {
+        // The build script's JSON form of the same TOML deserialises several times faster.
+        match serde_json::from_str::<RawSpec>(DEFAULT_SPEC_JSON) {
+            Ok(raw) => compile(DEFAULT_SPEC, raw),
+            Err(_) => Spec::parse(DEFAULT_SPEC),
+        }
+        .expect("the embedded spec compiles (tested)")
+    }
+
+    pub fn parse(text: &str) -> Result<Spec, SpecError> {
+        let raw: RawSpec = toml::from_str(text)?;
+        compile(text, raw)
+    }
+
+    /// Whether a cell's text means blank.
+    pub fn is_blank(&self, cell: &str) -> bool {
+        let t = cell.trim();
+        self.blanks.iter().any(|b| b.eq_ignore_ascii_case(t))
+    }
+
+    /// A source column by folded header, canonical name or alias.
+    pub fn column_named(&self, folded: &str) -> Option<usize> {
+        self.column_names.get(folded).copied()
+    }
+
+    /// A metric by folded id or synonym.
+    pub fn metric_named(&self, folded: &str) -> Option<usize> {
+        self.metric_names.get(folded).copied()
+    }
+
+    pub fn column_index(&self, canonical: &str) -> Option<usize> {
+        self.source.columns.iter().position(|c| c.name == canonical)
+    }
+
+    pub fn metric_index(&self, id: &str) -> Option<usize> {
+        self.metrics.iter().position(|m| m.id == id)
+    }
+
+    pub fn rule_index(&self, id: &str) -> Option<usize> {
+        self.movements.rules.iter().position(|r| r.id == id)
+    }
+
+    /// The metric a folded header names (contract §9 "§2 headers"), with its rank: 0 for an exact
+    /// id or synonym, else 1 + the number of descriptor tokens after the name. A header names a
+    /// metric when its tokens start with the tokens of an id or synonym and every remaining token
+    /// is a descriptor (`roa_avg_assets`, `free_cash_flow_usd_m`); the longest name wins.
+    pub fn metric_for_header(&self, folded: &str) -> Option<(usize, usize)> {
+        if let Some(m) = self.metric_named(folded) {
+            return Some((m, 0));
+        }
+        let tokens: Vec<&str> = crate::names::tokens(folded).collect();
+        for cut in (1..tokens.len()).rev() {
+            let Some(m) = self.metric_named(&tokens[..cut].join("_")) else {
+                continue;
+            };
+            let rest = &tokens[cut..];
+            if let Some(n) = self.descriptor_tokens(rest) {
+                return Some((m, 1 + n));
+            }
+            return None;
+        }
+        None
+    }
+
+    /// How many tokens `rest` has when it is made of descriptor phrases only, else `None`.
+    fn descriptor_tokens(&self, rest: &[&str]) -> Option<usize> {
+        let mut i = 0;
+        'outer: while i < rest.len() {
+            for d in &self.metrics_file.header_descriptors {
+                let dt: Vec<&str> = d.split('_').filter(|t| !t.is_empty()).collect();
+                if !dt.is_empty() && rest[i..].starts_with(&dt) {
+                    i += dt.len();
+                    continue 'outer;
+                }
+            }
+            return None;
+        }
+        Some(rest.len())
+    }
+
+    /// Every name a metric is known by (id, then synonyms), folded.
+    pub fn metric_aliases(&self, m: usize) -> impl Iterator<Item = &str> {
+        let spec = &self.metrics[m];
+        std::iter::once(spec.id.as_str()).chain(spec.synonyms.iter().map(String::as_str))
+    }
+}
+
+fn invalid(msg: impl Into<String>) -> SpecError {
+    SpecError::Invalid(msg.into())
+}
+
+fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
+    let mut column_names = HashMap::new();
+    let columns: Vec<ColumnSpec> = raw
+        .source
+        .columns
+        .iter()
+        .map(|c| ColumnSpec {
+            name: c.name.clone(),
+            aliases: c.aliases.clone(),
+            required: c.required,
+            missing_as_zero: c.missing_as_zero,
+            magnitude: raw.source.magnitudes.contains(&c.name),
+        })
+        .collect();
+    for (i, c) in columns.iter().enumerate() {
+        for n in std::iter::once(&c.name).chain(c.aliases.iter()) {
+            if column_names.insert(fold(n), i).is_some() {
+                return Err(invalid(format!("source name `{n}` is listed twice")));
+            }
+        }
+    }
+    let col = |n: &str| -> Result<usize, SpecError> {
+        columns
+            .iter()
+            .position(|c| c.name == n)
+            .ok_or_else(|| invalid(format!("unknown source column `{n}`")))
+    };
+    for m in &raw.source.magnitudes {
+        col(m)?;
+    }
+    let mut metric_names = HashMap::new();
+    for (i, m) in raw.metrics.iter().enumerate() {
+        for n in std::iter::once(&m.id).chain(m.synonyms.iter()) {
+            if metric_names.insert(fold(n), i).is_some() {
+                return Err(invalid(format!("metric name `{n}` is listed twice")));
+            }
+        }
+    }
+    let metric_ids: Vec<String> = raw.metrics.iter().map(|m| m.id.clone()).collect();
+    let resolve_plain = |name: &str| -> Option<Ref> {
+        columns
+            .iter()
+            .position(|c| c.name == name)
+            .map(Ref::Column)
+            .or_else(|| metric_ids.iter().position(|m| m == name).map(Ref::Metric))
+    };
+    let compile_expr = |src: &str, allow_item: bool| -> Result<Expr, SpecError> {
+        let mut e = Expr::parse(src)?;
+        e.resolve(&mut |n| {
+            if allow_item && n == "x" {
+                Some(Ref::Item)
+            } else {
+                resolve_plain(n)
+            }
+        })
+        .map_err(|n| invalid(format!("formula `{src}` names unknown `{n}`")))?;
+        Ok(e)
+    };
+
+    let mut derived = Vec::new();
+    for d in &raw.source.derived {
+        derived.push(Derived {
+            column: col(&d.column)?,
+            formula: compile_expr(&d.formula, false)?,
+        });
+    }
+    let source = SourceSpec {
+        min_rows: raw.source.min_rows,
+        year_column: col(&raw.source.year_column)?,
+        identity_total: col(&raw.source.identity.total)?,
+        identity_parts: raw
+            .source
+            .identity
+            .parts
+            .iter()
+            .map(|p| col(p))
+            .collect::<Result<_, _>>()?,
+        one_of: raw
+            .source
+            .one_of
+            .iter()
+            .map(|g| g.iter().map(|p| col(p)).collect::<Result<Vec<_>, _>>())
+            .collect::<Result<_, _>>()?,
+        derived,
+        columns: columns.clone(),
+    };
+
+    let mut metrics = Vec::new();
+    for m in &raw.metrics {
+        let mut variants = vec![Variant {
+            name: "canonical".into(),
+            formula: compile_expr(&m.formula, false)?,
+        }];
+        for v in &m.variants {
+            variants.push(Variant {
+                name: v.name.clone(),
+                formula: compile_expr(&v.formula, false)?,
+            });
+        }
+        metrics.push(MetricSpec {
+            id: m.id.clone(),
+            unit: m.unit,
+            variants,
+            synonyms: m.synonyms.clone(),
+            not_meaningful_if_negative: m
+                .not_meaningful_if_negative
+                .iter()
+                .map(|s| compile_expr(s, false))
+                .collect::<Result<_, _>>()?,
+            not_meaningful_any_variant: m.not_meaningful_any_variant,
+        });
+    }
+    check_metric_cycles(&metrics)?;
+    if let Some(k) =
+        raw.memo.names.keys().find(|k| {
+            !columns.iter().any(|c| &c.name == *k) && !metrics.iter().any(|m| &m.id == *k)
+        })
+    {
+        return Err(invalid(format!(
+            "[memo] names: `{k}` is neither a source column nor a metric"
+        )));
+    }
+
+    let mut measures = Vec::new();
+    for m in &raw.memo.measures {
+        if m.formulas.is_empty() || m.names.is_empty() {
+            return Err(invalid(format!(
+                "[[memo.measures]] `{}` needs names and formulas",
+                m.id
+            )));
+        }
+        if let Some(n) = m.names.iter().find(|n| {
+            raw.memo
+                .undefined_quantities
+                .iter()
+                .any(|q| fold(q) == fold(n))
+        }) {
+            return Err(invalid(format!(
+                "[[memo.measures]] `{}`: `{n}` is also an undefined quantity",
+                m.id
+            )));
+        }
+        measures.push(MeasureSpec {
+            id: m.id.clone(),
+            names: m.names.clone(),
+            unit: m.unit,
+            formulas: m
+                .formulas
+                .iter()
+                .map(|f| {
+                    Ok(Variant {
+                        name: f.clone(),
+                        formula: compile_expr(f, false)?,
+                    })
+                })
+                .collect::<Result<_, SpecError>>()?,
+        });
+    }
+
+    let threshold = |s: &str| parse_decimal(s).ok_or_else(|| invalid(format!("bad number `{s}`")));
+    let mut rules = Vec::new();
+    for r in &raw.movements.rules {
+        let items =
+            if r.items == "line_items" {
+                RuleItems::LineItems
+            } else {
+                RuleItems::Metric(metric_ids.iter().position(|m| *m == r.items).ok_or_else(
+                    || invalid(format!("rule `{}`: unknown item `{}`", r.id, r.items)),
+                )?)
+            };
+        rules.push(RuleSpec {
+            id: r.id.clone(),
+            items,
+            change: compile_expr(&r.change, true)?,
+            alternatives: r
+                .alternatives
+                .iter()
+                .map(|a| compile_expr(a, true))
+                .collect::<Result<_, _>>()?,
+            threshold: threshold(&r.threshold)?,
+            absolute: r.absolute,
+            tokens: r.tokens.clone(),
+            unit: r.unit,
+        });
+    }
+    let movements = MovementsSpec {
+        year_columns: raw.movements.year_columns,
+        item_columns: raw.movements.item_columns,
+        rule_columns: raw.movements.rule_columns,
+        change_columns: raw.movements.change_columns,
+        extra_growth_threshold: threshold(&raw.movements.extra_growth_threshold)?,
+        extra_growth_change: compile_expr(&raw.movements.extra_growth_change, true)?,
+        rules,
+    };
+    if raw.memo.sections.is_empty() || !raw.memo.sections.contains(&raw.memo.kpi_section) {
+        return Err(invalid("memo.kpi_section must be one of memo.sections"));
+    }
+    for s in [
+        &raw.chart.char_width_em,
+        &raw.chart.tolerance_px,
+        &raw.chart.fidelity_tolerance,
+    ] {
+        threshold(s)?;
+    }
+
+    Ok(Spec {
+        text: text.to_string(),
+        contract: raw.contract,
+        strip_suffixes: raw.names.strip_suffixes,
+        blanks: raw.names.blanks,
+        artifacts: raw.artifacts,
+        limits: raw.limits,
+        source,
+        metrics,
+        measures,
+        metrics_file: raw.metrics_file,
+        movements,
+        memo: raw.memo,
+        chart: raw.chart,
+        manifest: raw.manifest,
+        script: raw.script,
+        column_names,
+        metric_names,
+    })
+}
+
+fn check_metric_cycles(metrics: &[MetricSpec]) -> Result<(), SpecError> {
+    fn visit(m: usize, metrics: &[MetricSpec], state: &mut [u8]) -> Result<(), SpecError> {
+        match state[m] {
+            1 => {
+                return Err(invalid(format!(
+                    "metric `{}` depends on itself",
+                    metrics[m].id
+                )))
+            }
+            2 => return Ok(()),
+            _ => {}
+        }
+        state[m] = 1;
+        let mut refs = Vec::new();
+        for v in &metrics[m].variants {
+            v.formula.refs(&mut refs);
+        }
+        for e in &metrics[m].not_meaningful_if_negative {
+            e.refs(&mut refs);
+        }
+        for r in refs {
+            if let Ref::Metric(d) = r {
+                visit(d, metrics, state)?;
+            }
+        }
+        state[m] = 2;
+        Ok(())
+    }
+    let mut state = vec![0u8; metrics.len()];
+    for m in 0..metrics.len() {
+        visit(m, metrics, &mut state)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_spec_compiles() {
+        let s = Spec::default_spec();
+        assert_eq!(s.metrics.len(), 15);
+        assert_eq!(
+            s.metric_named("acid_test_ratio"),
+            s.metric_index("quick_ratio")
+        );
+        assert_eq!(
+            s.column_named("capex"),
+            s.column_index("capital_expenditures")
+        );
+        assert!(s.is_blank(" N/A "));
+    }
+
+    #[test]
+    fn the_build_time_json_spec_is_the_toml_spec() {
+        let from_json: RawSpec = serde_json::from_str(DEFAULT_SPEC_JSON).unwrap();
+        let from_toml: RawSpec = toml::from_str(DEFAULT_SPEC).unwrap();
+        assert_eq!(format!("{from_json:?}"), format!("{from_toml:?}"));
+    }
+
+    #[test]
+    fn rejects_a_formula_with_an_unknown_name() {
+        let bad = DEFAULT_SPEC.replace("growth(revenue)\"", "growth(revenu)\"");
+        let err = Spec::parse(&bad).unwrap_err().to_string();
+        assert!(err.contains("revenu"), "{err}");
+    }
+
+    #[test]
+    fn rejects_a_metric_cycle() {
+        let bad = DEFAULT_SPEC.replace(
+            "formula = \"operating_cash_flow - capital_expenditures\"",
+            "formula = \"fcf_margin * revenue\"",
+        );
+        let err = Spec::parse(&bad).unwrap_err().to_string();
+        assert!(err.contains("depends on itself"), "{err}");
+    }
+}

@@ -1,0 +1,10 @@
+//! vouch-runs: verifying many runs and comparing sets of them.
+//!
+//! `audit` finds runs (directories, archives), verifies each with `vouch_core::verify` in
+//! parallel (each distinct source recomputed once, verdicts cached by content) and summarises;
+//! `compare` tests whether a candidate set is worse than a baseline; `testdata` generates seeded
+//! runs for the benchmarks and tests.
+
+pub mod audit;
+pub mod compare;
+pub mod testdata;

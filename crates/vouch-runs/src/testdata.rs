@@ -1,0 +1,191 @@
+//! Seeded synthetic runs (docs/runs.md layout) made from the Northstar fixture, for tests,
+//! benchmarks and trying `vouch audit`/`compare` without an API key. Each run is the good bundle
+//! or the good bundle with one defect; unchanged files are hard links to one template, so
+//! 10,000 runs take seconds and little disk. `cargo run --example generate_runs` wraps this.
+
+use std::path::{Path, PathBuf};
+
+const SOURCE: &str = "northstar_cloud_financial_statements.csv";
+
+/// The defects the generator can plant, each in one artifact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Defect {
+    /// A metric value nudged in its last digits (`calculated_metrics.csv`).
+    MetricValue,
+    /// One flag row dropped (`unusual_movements.csv`).
+    MissingFlag,
+    /// `row_count` off by one (`analysis_run.json`).
+    ManifestRowCount,
+    /// `import socket` added (`analyze_financials.py`).
+    NetworkImport,
+    /// The first percentage in the memo changed (`investment_analysis.md`).
+    MemoNumber,
+}
+
+impl Defect {
+    pub const ALL: [Defect; 5] = [
+        Defect::MetricValue,
+        Defect::MissingFlag,
+        Defect::ManifestRowCount,
+        Defect::NetworkImport,
+        Defect::MemoNumber,
+    ];
+}
+
+/// What to generate.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub runs: usize,
+    pub seed: u64,
+    pub label: String,
+    /// Percent of runs (0–100) given each defect; a run gets at most one.
+    pub rates: Vec<(Defect, u32)>,
+    /// Distinct inputs the trials cycle over (trial index = run / inputs).
+    pub inputs: usize,
+}
+
+impl Plan {
+    /// `rate` percent of runs defective, spread evenly over every defect.
+    pub fn uniform(runs: usize, seed: u64, label: &str, rate: u32) -> Plan {
+        let each = rate / Defect::ALL.len() as u32;
+        Plan {
+            runs,
+            seed,
+            label: label.to_string(),
+            rates: Defect::ALL.iter().map(|d| (*d, each)).collect(),
+            inputs: 10,
+        }
+    }
+}
+
+/// xorshift64*: deterministic and dependency-free.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+fn plant(defect: Defect, text: &str, rng: &mut Rng) -> String {
+    match defect {
+        Defect::MetricValue => {
+            let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+            let row = 1 + rng.below(lines.len() as u64 - 1) as usize;
+            let mut cells: Vec<String> = lines[row].split(',').map(str::to_string).collect();
+            let col = 2 + rng.below(cells.len() as u64 - 2) as usize;
+            cells[col] = if cells[col].is_empty() {
+                "0.1234".into()
+            } else {
+                format!("{}7", cells[col].trim_end_matches('0'))
+            };
+            lines[row] = cells.join(",");
+            lines.join("\n") + "\n"
+        }
+        Defect::MissingFlag => {
+            let lines: Vec<&str> = text.lines().collect();
+            let drop = 1 + rng.below(lines.len() as u64 - 1) as usize;
+            lines
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != drop)
+                .map(|(_, l)| *l)
+                .collect::<Vec<_>>()
+                .join("\n")
+                + "\n"
+        }
+        Defect::ManifestRowCount => text.replace("\"row_count\": 5", "\"row_count\": 6"),
+        Defect::NetworkImport => format!("import socket\n{text}"),
+        Defect::MemoNumber => text.replacen('%', "1%", 1),
+    }
+}
+
+fn artifact_of(defect: Defect) -> &'static str {
+    match defect {
+        Defect::MetricValue => "calculated_metrics.csv",
+        Defect::MissingFlag => "unusual_movements.csv",
+        Defect::ManifestRowCount => "analysis_run.json",
+        Defect::NetworkImport => "analyze_financials.py",
+        Defect::MemoNumber => "investment_analysis.md",
+    }
+}
+
+/// Write `plan.runs` run directories under `out` from the fixture at `northstar` (the directory
+/// holding the source CSV and `bundle/`). Returns the run directories.
+pub fn generate(northstar: &Path, out: &Path, plan: &Plan) -> std::io::Result<Vec<PathBuf>> {
+    let spec = vouch_core::Spec::default_spec();
+    let template = out.join(format!(".template-{}", plan.label));
+    std::fs::create_dir_all(template.join("bundle"))?;
+    std::fs::create_dir_all(template.join("source"))?;
+    for a in spec.artifacts.all() {
+        std::fs::copy(
+            northstar.join("bundle").join(a),
+            template.join("bundle").join(a),
+        )?;
+    }
+    std::fs::copy(northstar.join(SOURCE), template.join("source").join(SOURCE))?;
+    let source_sha =
+        vouch_core::bundle::sha256_hex(&std::fs::read(template.join("source").join(SOURCE))?);
+    let mut rng = Rng(plan.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut dirs = Vec::with_capacity(plan.runs);
+    for i in 0..plan.runs {
+        let run_id = format!("run_{}_{i:06}", plan.label);
+        let dir = out.join(&run_id);
+        std::fs::create_dir_all(dir.join("bundle"))?;
+        std::fs::create_dir_all(dir.join("source"))?;
+        // One draw decides the run's defect (if any) by cumulative rates.
+        let roll = rng.below(100) as u32;
+        let mut acc = 0;
+        let defect = plan.rates.iter().find(|(_, r)| {
+            acc += r;
+            roll < acc
+        });
+        for a in spec.artifacts.all() {
+            let src = template.join("bundle").join(a);
+            let dst = dir.join("bundle").join(a);
+            let _ = std::fs::remove_file(&dst);
+            match defect {
+                Some((d, _)) if artifact_of(*d) == a => {
+                    let text = std::fs::read_to_string(&src)?;
+                    std::fs::write(&dst, plant(*d, &text, &mut rng))?;
+                }
+                _ => link_or_copy(&src, &dst)?,
+            }
+        }
+        let sdst = dir.join("source").join(SOURCE);
+        let _ = std::fs::remove_file(&sdst);
+        link_or_copy(&template.join("source").join(SOURCE), &sdst)?;
+        let run = serde_json::json!({
+            "schema": "vouch.run",
+            "schema_version": 1,
+            "run_id": run_id,
+            "label": plan.label,
+            "trial": i / plan.inputs.max(1),
+            "model": "generated",
+            "prompt_sha256": format!("{:064x}", plan.seed),
+            "source": { "file_name": SOURCE, "sha256": source_sha },
+            "started_at": "2026-11-30T00:00:00Z",
+            "finished_at": "2026-11-30T00:01:00Z",
+            "status": "completed",
+            "usage": { "input_tokens": 1000, "output_tokens": 500, "total_tokens": 1500 },
+            "defect": defect.map(|(d, _)| format!("{d:?}")),
+        });
+        std::fs::write(dir.join("run.json"), serde_json::to_vec_pretty(&run)?)?;
+        dirs.push(dir);
+    }
+    // The template itself must not be audited as a bundle.
+    std::fs::remove_dir_all(&template)?;
+    Ok(dirs)
+}
+
+/// A copy, not a hard link: vouch does not read a bundle file that has other names (it may be a
+/// file from outside the bundle).
+fn link_or_copy(src: &Path, dst: &Path) -> std::io::Result<()> {
+    std::fs::copy(src, dst).map(|_| ())
+}
