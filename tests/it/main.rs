@@ -1,6 +1,7 @@
 //! vouch's integration tests: one binary, one module per area.
 
 mod agents;
+mod architecture;
 mod audit;
 mod bundle;
 mod catalogue;

@@ -38,15 +38,28 @@ fn blocks(readme: &str) -> Vec<Block> {
     out
 }
 
-/// The example binaries sit beside the test binary's `deps/` directory.
+/// An example's binary: `cargo test --all-targets` builds examples beside the test binary's
+/// `deps/` as `examples/NAME-HASH` (`cargo build --examples` also links `examples/NAME`); the
+/// newest one.
 fn example(name: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    exe.parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("examples")
-        .join(name)
+    let dir = exe.parent().unwrap().parent().unwrap().join("examples");
+    let candidates = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok());
+    candidates
+        .filter(|e| {
+            let f = e.file_name().to_string_lossy().into_owned();
+            f == name
+                || f.strip_prefix(name)
+                    .and_then(|r| r.strip_prefix('-'))
+                    .is_some_and(|h| !h.contains('.'))
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max()
+        .map(|(_, p)| p)
+        .unwrap_or_else(|| dir.join(name))
 }
 
 fn has(cmd: &str) -> bool {
