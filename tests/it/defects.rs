@@ -48,7 +48,7 @@ fn run_all() -> Vec<Defect> {
         let mut source_name = "northstar_cloud_financial_statements.csv".to_string();
         for (fname, bytes) in read_dir_files(&path) {
             match fname.as_str() {
-                "expect.txt" | "README.md" => {}
+                "expect.txt" | "README.md" | "report.txt" => {}
                 "remove.txt" => {
                     let text = String::from_utf8(bytes).unwrap();
                     for n in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
@@ -94,6 +94,43 @@ fn every_defect_fixture_produces_its_expected_findings() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Every defect fixture's human report (with info findings) is pinned in its `report.txt`: a
+/// new, missing or moved finding is a reviewed diff, not a silent pass (`expect.txt` only says
+/// which ids must appear). `VOUCH_BLESS=1` rewrites them.
+#[test]
+fn every_defect_fixtures_report_is_pinned_exactly() {
+    let style = vouch::report::human::Style {
+        verbose: true,
+        ..Default::default()
+    };
+    let mut differ = Vec::new();
+    let defects = run_all();
+    for d in &defects {
+        let text = vouch::report::human::render(&d.report, &style);
+        let path = root()
+            .join("fixtures/defects")
+            .join(&d.name)
+            .join("report.txt");
+        if std::env::var_os("VOUCH_BLESS").is_some() {
+            std::fs::write(&path, &text).unwrap();
+        }
+        let pinned = std::fs::read_to_string(&path).unwrap_or_default();
+        if pinned != text {
+            differ.push(format!(
+                "{}:\n--- pinned ---\n{pinned}\n--- now ---\n{text}",
+                d.name
+            ));
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} of {} defect reports differ from their report.txt (VOUCH_BLESS=1 rewrites them; review the diff):\n{}",
+        differ.len(),
+        defects.len(),
+        differ.join("\n")
+    );
 }
 
 #[test]

@@ -142,3 +142,121 @@ fn memo_sections_and_artifacts_agree() {
         section(&doc, "## 8.").contains("16 MiB") && spec.limits.max_artifact_bytes == 16 << 20
     );
 }
+
+/// `fixtures/specs/<case>/`: a contract edit made by spec alone. `edit.toml` holds `about` and
+/// `[[replace]]` edits (`from` must occur exactly once in the embedded spec); the case's other
+/// files overlay the Northstar bundle (`source.csv` replaces the source); `expect.txt` lists
+/// `verdict accept|reject` and `<status> <check id>` lines the verification must produce.
+#[test]
+fn contract_edits_are_spec_edits_plus_a_fixture() {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Edit {
+        about: String,
+        #[serde(default)]
+        replace: Vec<Replace>,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Replace {
+        from: String,
+        to: String,
+    }
+    let dir = crate::support::root().join("fixtures/specs");
+    let mut cases: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 4);
+    let mut problems = Vec::new();
+    for case in &cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let edit: Edit =
+            toml::from_str(&std::fs::read_to_string(case.join("edit.toml")).unwrap()).unwrap();
+        assert!(!edit.about.is_empty(), "{name}");
+        let mut text = vouch::spec::DEFAULT_SPEC.to_string();
+        for r in &edit.replace {
+            assert_eq!(
+                text.matches(&r.from).count(),
+                1,
+                "{name}: `{}` must occur once in the spec",
+                r.from
+            );
+            text = text.replace(&r.from, &r.to);
+        }
+        let spec = vouch::Spec::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut files = crate::support::northstar_files();
+        let mut source = crate::support::northstar_source_text();
+        for (file, bytes) in crate::support::read_dir_files(case) {
+            match file.as_str() {
+                "edit.toml" | "expect.txt" => {}
+                "source.csv" => source = String::from_utf8(bytes).unwrap(),
+                _ => files = crate::support::with_file(files, &file, bytes),
+            }
+        }
+        let source_name = "northstar_cloud_financial_statements.csv";
+        let report = match vouch::source::Statements::read_bytes(
+            source_name,
+            source_name,
+            source.as_bytes(),
+            &spec,
+        ) {
+            Ok(stmts) => {
+                let bundle = vouch::bundle::Bundle::from_files("memory", files, &spec);
+                vouch::verify::verify(&spec, &stmts, &bundle)
+            }
+            Err(e) => panic!("{name}: the source does not read: {e}"),
+        };
+        let expect = std::fs::read_to_string(case.join("expect.txt")).unwrap();
+        for line in expect.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            let (what, arg) = line.split_once(' ').unwrap();
+            let ok = match what {
+                "verdict" => {
+                    let v = format!("{:?}", report.verdict()).to_lowercase();
+                    v == arg
+                }
+                status => crate::support::has(
+                    &report,
+                    arg,
+                    match status {
+                        "fail" => vouch::Status::Fail,
+                        "warn" => vouch::Status::Warn,
+                        _ => vouch::Status::Info,
+                    },
+                ),
+            };
+            if !ok {
+                problems.push(format!(
+                    "{name} ({}): expected `{line}`, got:\n{}",
+                    edit.about,
+                    crate::support::dump(&report)
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A manifest claim tested against a fact vouch does not know fails the spec's load (it used
+/// to load, and the claim went untested).
+#[test]
+fn a_spec_naming_an_unknown_fact_does_not_load() {
+    let text = vouch::spec::DEFAULT_SPEC.replacen(
+        "fact = \"required_columns_present\"",
+        "fact = \"no_such_fact\"",
+        1,
+    );
+    assert_ne!(text, vouch::spec::DEFAULT_SPEC);
+    let err = vouch::Spec::parse(&text).unwrap_err().to_string();
+    assert!(err.contains("no_such_fact"), "{err}");
+    // The thresholds the memo may quote come from the movement rules, once.
+    let spec = vouch::Spec::default_spec();
+    assert!(!vouch::spec::DEFAULT_SPEC.contains("threshold_numbers"));
+    assert_eq!(
+        spec.threshold_numbers.len(),
+        6,
+        "{:?}",
+        spec.threshold_numbers
+    );
+}

@@ -41,7 +41,7 @@ pub const CHECKS: &[CheckDef] = &[
         id: "bundle.too_large",
         family: Family::Bundle,
         severity: Status::Fail,
-        meaning: "An artifact exceeds the size limit (16 MiB by default), judged from metadata before reading.",
+        meaning: "An artifact exceeds `limits.max_artifact_bytes` (16 MiB by default), judged from metadata before reading.",
     },
     CheckDef {
         id: "bundle.unreadable",

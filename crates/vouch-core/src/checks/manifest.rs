@@ -54,12 +54,13 @@ pub fn parse_year_range(v: &Value) -> Option<(i32, i32)> {
 }
 
 /// A claimable fact by name; the inner `None` when vouch cannot determine it for this source.
-fn fact(facts: &SourceFacts, name: &str) -> Option<Option<bool>> {
-    match name {
-        "required_columns_present" => Some(Some(facts.required_columns_present)),
-        "numeric_values_valid" => Some(facts.numeric_values_valid),
-        "years_unique_and_ordered" => Some(Some(facts.years_unique_and_ordered)),
-        _ => None,
+/// What the source says of a fact; `None` when it cannot be told (a number too long to read).
+fn fact(facts: &SourceFacts, fact: crate::spec::Fact) -> Option<bool> {
+    use crate::spec::Fact;
+    match fact {
+        Fact::RequiredColumnsPresent => Some(facts.required_columns_present),
+        Fact::NumericValuesValid => facts.numeric_values_valid,
+        Fact::YearsUniqueAndOrdered => Some(facts.years_unique_and_ordered),
     }
 }
 
@@ -257,9 +258,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
                     ),
                 }
                 for claim in &spec.manifest.claims {
-                    let Some(truth) = fact(&facts, &claim.fact) else {
-                        continue;
-                    };
+                    let truth = fact(&facts, claim.fact);
                     for n in &claim.names {
                         let Some(v) = vr.get(n) else { continue };
                         match (v, truth) {

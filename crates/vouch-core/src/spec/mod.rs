@@ -166,7 +166,6 @@ pub enum Unit {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MetricsFileSpec {
-    pub layouts: Vec<String>,
     pub long_year_columns: Vec<String>,
     pub long_metric_columns: Vec<String>,
     pub long_value_columns: Vec<String>,
@@ -208,7 +207,6 @@ pub struct MemoSpec {
     pub min_section_words: usize,
     pub kpi_section: String,
     pub file_extensions: Vec<String>,
-    pub threshold_numbers: Vec<ThresholdNumber>,
     /// A KPI ratio or multiple whose printed interval is wider than this share of its magnitude
     /// is imprecise (a decimal string, contract §9).
     pub kpi_max_relative_interval: String,
@@ -271,11 +269,21 @@ pub struct MeasureSpec {
     pub formulas: Vec<Variant>,
 }
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A number that is one of the contract's own thresholds (a memo quoting "the 15% threshold" is
+/// not making a claim about the data): derived from the movement rules in `compile`, never
+/// written twice.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ThresholdNumber {
-    pub value: String,
-    pub unit: String,
+    pub value: Num,
+    pub unit: ThresholdUnit,
+}
+
+/// How a threshold is written in prose: `15%`, `2 points`, or the bare fraction `0.15`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThresholdUnit {
+    Percent,
+    Points,
+    Bare,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -310,7 +318,20 @@ pub struct ManifestSpec {
 #[serde(deny_unknown_fields)]
 pub struct Claim {
     pub names: Vec<String>,
-    pub fact: String,
+    pub fact: Fact,
+}
+
+/// A fact about the source a manifest claim is tested against (an unknown name fails the spec's
+/// load, instead of leaving the claim untested).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fact {
+    /// Every required column (after aliases) is in the source.
+    RequiredColumnsPresent,
+    /// Every required cell is a plain decimal number.
+    NumericValuesValid,
+    /// The years are integers, unique, ascending and consecutive.
+    YearsUniqueAndOrdered,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -414,6 +435,8 @@ pub struct Spec {
     pub metrics_file: MetricsFileSpec,
     pub movements: MovementsSpec,
     pub memo: MemoSpec,
+    /// The movement thresholds as the memo may quote them (derived from `movements`).
+    pub threshold_numbers: Vec<ThresholdNumber>,
     pub chart: ChartSpec,
     pub manifest: ManifestSpec,
     pub script: ScriptSpec,
@@ -708,6 +731,7 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
         extra_growth_change: compile_expr(&raw.movements.extra_growth_change, true)?,
         rules,
     };
+    let threshold_numbers = threshold_numbers(&movements);
     if raw.memo.sections.is_empty() || !raw.memo.sections.contains(&raw.memo.kpi_section) {
         return Err(invalid("memo.kpi_section must be one of memo.sections"));
     }
@@ -732,12 +756,44 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
         metrics_file: raw.metrics_file,
         movements,
         memo: raw.memo,
+        threshold_numbers,
         chart: raw.chart,
         manifest: raw.manifest,
         script: raw.script,
         column_names,
         metric_names,
     })
+}
+
+/// Each movement threshold as prose may quote it: a ratio threshold `t` as `100·t %` and as the
+/// bare `t`; a points threshold as `100·t points` and as the bare `t` (the extra-growth threshold
+/// is a ratio).
+fn threshold_numbers(movements: &MovementsSpec) -> Vec<ThresholdNumber> {
+    let hundred = Num::from_integer(100.into());
+    let mut out: Vec<ThresholdNumber> = Vec::new();
+    let ratio = std::iter::once((&movements.extra_growth_threshold, Unit::Ratio));
+    let rules = movements.rules.iter().map(|r| (&r.threshold, r.unit));
+    for (t, unit) in ratio.chain(rules) {
+        let scaled = match unit {
+            Unit::Points => ThresholdUnit::Points,
+            _ => ThresholdUnit::Percent,
+        };
+        for n in [
+            ThresholdNumber {
+                value: t * &hundred,
+                unit: scaled,
+            },
+            ThresholdNumber {
+                value: t.clone(),
+                unit: ThresholdUnit::Bare,
+            },
+        ] {
+            if !out.contains(&n) {
+                out.push(n);
+            }
+        }
+    }
+    out
 }
 
 fn check_metric_cycles(metrics: &[MetricSpec]) -> Result<(), SpecError> {

@@ -38,7 +38,6 @@ use super::years::YearMention;
 use super::{sentences, Scan};
 use crate::checks::Context;
 use crate::names::{fold, parse_year_label};
-use crate::numbers::parse_decimal;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -912,14 +911,14 @@ fn threshold_talk(ws: &[Word], text: &str) -> bool {
 }
 
 fn equals_threshold(ctx: &Context, n: &NumberMention) -> bool {
-    ctx.spec.memo.threshold_numbers.iter().any(|th| {
-        let unit_ok = match th.unit.as_str() {
-            "percent" => n.unit == Unit::Percent,
-            "points" => n.unit == Unit::Points,
-            "bare" => n.unit == Unit::Bare,
-            _ => false,
+    use crate::spec::ThresholdUnit;
+    ctx.spec.threshold_numbers.iter().any(|th| {
+        let unit_ok = match th.unit {
+            ThresholdUnit::Percent => n.unit == Unit::Percent,
+            ThresholdUnit::Points => n.unit == Unit::Points,
+            ThresholdUnit::Bare => n.unit == Unit::Bare,
         };
-        unit_ok && parse_decimal(&th.value).is_some_and(|v| v == n.printed.value)
+        unit_ok && th.value == n.printed.value
     })
 }
 

@@ -31,7 +31,7 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Metrics;
     "metrics.mixed_variant", Fail, "Cells of one metric are explained only by different accepted variants.";
     "metrics.mixed_scale", Fail, "Cells of one ratio metric are printed on different scales (fraction vs percent).";
     "metrics.scale_hint", Warn, "A percent hint (header or % signs) contradicts the scale the values fit.";
-    "metrics.imprecise", Warn, "A ratio or multiple is printed with fewer than 3 significant digits.";
+    "metrics.imprecise", Warn, "A ratio or multiple is printed with fewer significant digits than `metrics_file.min_significant_digits` (3 by default).";
     "metrics.source_value", Fail, "A column named after a source line item prints a value that is not the source's, at any thousands scale (a misstated input).";
     "metrics.not_meaningful", Info, "A not-meaningful cell (negative denominator or base) is blank or holds its arithmetic value.";
 ];

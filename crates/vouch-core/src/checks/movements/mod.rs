@@ -25,7 +25,7 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Movements;
     "movements.unknown_item", Fail, "A row's item is neither a source line item nor a §2 metric.";
     "movements.rule_mismatch", Warn, "A row names a rule that does not fire, while another rule supports the pair.";
     "movements.duplicate_row", Warn, "A row repeats an earlier row's year, item and rule: the file lists one movement twice, so its count overstates the flags.";
-    "movements.extra_flag", Info, "A row is supported only by an accepted extra rule (15 % move of a metric or derived column).";
+    "movements.extra_flag", Info, "A row is supported only by an accepted extra rule (a move of a metric or derived column of at least `movements.extra_growth_threshold`, 15 % by default).";
     "movements.change", Fail, "A printed change value disagrees with the rule's change (wrong value or sign); warns within one unit.";
 ];
 
@@ -292,7 +292,17 @@ fn item_name(spec: &Spec, stmts: &Statements, item: ItemRef) -> String {
 fn basis_name(spec: &Spec, b: Basis) -> String {
     match b {
         Basis::Rule(r) => spec.movements.rules[r].id.clone(),
-        Basis::MetricGrowth { .. } => "15 % move of a metric".into(),
+        Basis::MetricGrowth { .. } => {
+            let pct = crate::numbers::show_auto(
+                &(&spec.movements.extra_growth_threshold * crate::numbers::int(100)),
+            );
+            let pct = if pct.contains('.') {
+                pct.trim_end_matches('0').trim_end_matches('.')
+            } else {
+                &pct
+            };
+            format!("{pct} % move of a metric")
+        }
     }
 }
 
