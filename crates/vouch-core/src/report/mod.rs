@@ -159,7 +159,38 @@ pub struct NumberDetail {
     pub scale: Option<String>,
 }
 
+/// How a finding prints what vouch recomputed: to a number of places, or as many as it needs.
+#[derive(Clone, Copy, Debug)]
+pub enum Shown {
+    Places(u32),
+    Auto,
+}
+
 impl NumberDetail {
+    /// The one writing of a printed-versus-recomputed judgement (§7): the printed text, the
+    /// interval it stands for, what vouch recomputed (`x` read at `factor`, in the printed
+    /// unit) and the distance `k` of `judgement` (`numbers::judge`). Callers add the formula,
+    /// variant and scale they know.
+    pub fn judged(
+        x: &crate::numbers::Num,
+        printed: &crate::numbers::Printed,
+        factor: &crate::numbers::Num,
+        judgement: &crate::numbers::Judgement,
+        shown: Shown,
+    ) -> NumberDetail {
+        let value = x * factor;
+        NumberDetail {
+            printed: printed.raw.clone(),
+            interval: Some(printed.interval().to_string()),
+            recomputed: Some(match shown {
+                Shown::Places(places) => crate::numbers::show(&value, places),
+                Shown::Auto => crate::numbers::show_auto(&value),
+            }),
+            k: Some(crate::numbers::show_k(&judgement.k)),
+            ..Default::default()
+        }
+    }
+
     /// `printed …, interval …, recomputed …, k = …` (and `scale …` with `scale`), values wrapped
     /// in `quote` (a Markdown code span, or nothing), for every renderer that writes them inline.
     pub fn parts(&self, quote: &str, interval: bool, scale: bool) -> Vec<String> {

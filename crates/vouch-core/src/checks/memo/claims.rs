@@ -1285,11 +1285,31 @@ fn read_sentence(
                 continue;
             }
             // `3 of 4 years`, `243.0 of 574.2`: a count or a part of another figure.
+            // (`3 of the last 4 years`, `2 out of the past 5`: determiners between.)
             let of_number = nums.get(ni + 1).is_some_and(|m| {
-                matches!(
-                    text[n.end..m.start].trim().to_ascii_lowercase().as_str(),
-                    "of" | "out of" | "of the" | "of a"
-                )
+                let gap = text[n.end..m.start].trim().to_ascii_lowercase();
+                let words: Vec<&str> = gap.split_whitespace().collect();
+                let rest = match words.as_slice() {
+                    ["of", rest @ ..] | ["out", "of", rest @ ..] => rest,
+                    _ => return false,
+                };
+                rest.len() <= 2
+                    && rest.iter().all(|w| {
+                        matches!(
+                            *w,
+                            "the"
+                                | "a"
+                                | "last"
+                                | "past"
+                                | "first"
+                                | "next"
+                                | "previous"
+                                | "prior"
+                                | "latest"
+                                | "recent"
+                                | "final"
+                        )
+                    })
             });
             if of_number {
                 emit(
@@ -1610,10 +1630,27 @@ fn read_sentence(
                     .rev()
                     .find(|m| m.end <= xm.start)
                     .and_then(|m| subject_of(&m.kind).ok());
-                let years: Vec<i32> = match adjacent_year(text, &cys, &ranged, &cnums, &n) {
-                    Some(y) => vec![y.year],
-                    None => ctx.truth.map(|t| t.years.clone()).unwrap_or_default(),
-                };
+                let own = adjacent_year(text, &cys, &ranged, &cnums, &n);
+                // `peaked in FY2019 at 5,570.2`: with its year written next to it, the extreme
+                // is that year's value for certain.
+                if let (Some(y), Some(subject)) = (own, item) {
+                    emit(
+                        n,
+                        Target::Tied {
+                            subject,
+                            years: vec![y.year],
+                            roles: Roles {
+                                only: Only::Value,
+                                ..Default::default()
+                            },
+                            certain: true,
+                            own_years: true,
+                        },
+                        &plausible,
+                    );
+                    continue;
+                }
+                let years: Vec<i32> = ctx.truth.map(|t| t.years.clone()).unwrap_or_default();
                 if let Some(target) = item.and_then(|s| value_in_some_year(s, years)) {
                     emit(n, target, &plausible);
                     continue;
@@ -1893,7 +1930,7 @@ fn read_sentence(
             );
             let mut span = None;
             let mut own_years = true;
-            let years: Vec<i32> = if let Some(y) = adjacent {
+            let mut years: Vec<i32> = if let Some(y) = adjacent {
                 vec![y.year]
             } else if let Some(y) = paren_year(n.start) {
                 // `in 2025 (operating margin 8.3%, FCF 280)`: the year the parenthesis follows.
@@ -1946,6 +1983,38 @@ fn read_sentence(
                     *years.iter().max().expect("two years"),
                 );
                 span = Some((lo, hi));
+            }
+            // `5.0 / 4.2 / 6.8 (… of 2024 revenue)`: figures joined by slashes list a series
+            // over years they do not name one by one, so a year of the clause is not this
+            // figure's: unless one is written right next to it, it may be of any source year
+            // (verified when it is one of them, never contradicted).
+            if let (None, Some((pos, len))) = (adjacent, slash_run(text, &cnums, &n)) {
+                // Its years written as a run of the same length (`(2022/2023/2024)`), or a run
+                // as long as the source's years, list them in order: the figure at position i
+                // is of the i-th year. Otherwise any source year, for verification only.
+                let clause_years: Vec<i32> = dedup(cys.iter().map(|y| y.year));
+                let source_years: Vec<i32> = ctx.truth.map(|t| t.years.clone()).unwrap_or_default();
+                let in_order = if clause_years.len() == len {
+                    Some(clause_years)
+                } else if source_years.len() == len {
+                    Some(source_years.clone())
+                } else {
+                    None
+                };
+                span = None;
+                match in_order {
+                    Some(run_years) => {
+                        years = vec![run_years[pos]];
+                        own_years = true;
+                    }
+                    None => {
+                        certain = false;
+                        own_years = false;
+                        if !source_years.is_empty() {
+                            years = source_years;
+                        }
+                    }
+                }
             }
             if std::env::var("VOUCH_DEBUG").is_ok() {
                 eprintln!(
@@ -2001,6 +2070,26 @@ fn value_in_some_year(subject: Subject, years: Vec<i32>) -> Option<Target> {
         certain: false,
         own_years: false,
     })
+}
+
+/// When `n` is one of two or more figures joined only by slashes (`5.0 / 4.2 / 6.8`): its
+/// position in the run and the run's length.
+fn slash_run(text: &str, nums: &[NumberMention], n: &NumberMention) -> Option<(usize, usize)> {
+    let joined = |a: &NumberMention, b: &NumberMention| {
+        a.end <= b.start && text[a.end..b.start].trim() == "/"
+    };
+    let mut sorted: Vec<&NumberMention> = nums.iter().collect();
+    sorted.sort_by_key(|m| m.start);
+    let i = sorted.iter().position(|m| m.start == n.start)?;
+    let mut first = i;
+    while first > 0 && joined(sorted[first - 1], sorted[first]) {
+        first -= 1;
+    }
+    let mut last = i;
+    while last + 1 < sorted.len() && joined(sorted[last], sorted[last + 1]) {
+        last += 1;
+    }
+    (last > first).then_some((i - first, last - first + 1))
 }
 
 /// The revenue line item, for `X% margin`.

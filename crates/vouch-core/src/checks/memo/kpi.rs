@@ -16,7 +16,7 @@ use crate::numbers::{
     Judgement, Num, Printed, Scale,
 };
 use crate::recompute::Truth;
-use crate::report::{Coverage, Finding, Location, NumberDetail};
+use crate::report::{Coverage, Finding, Location, NumberDetail, Shown};
 use crate::spec::Unit;
 use num_traits::Signed;
 use std::collections::BTreeSet;
@@ -458,13 +458,9 @@ fn check_label(
         }
         // Built only for a finding: most cells pass.
         let detail = || NumberDetail {
-            printed: p.raw.clone(),
-            interval: Some(p.interval().to_string()),
-            recomputed: Some(show_auto(&(x * &factor))),
-            k: Some(show_k(&j.k)),
-            formula: None,
             variant: (!variant.is_empty()).then(|| variant.clone()),
             scale: Some(scale_name(unit, cell_scale).into()),
+            ..NumberDetail::judged(x, &p, &factor, &j, Shown::Auto)
         };
         let status_text = match j.agreement {
             Agreement::Pass => None,

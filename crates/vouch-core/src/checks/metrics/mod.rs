@@ -7,11 +7,11 @@ pub mod layout;
 use crate::checks::Context;
 use crate::names::{fold, percent_hint};
 use crate::numbers::{
-    fit_scale, int, judge, parse_number, show, show_auto, show_k, Agreement, Num, Printed, Scale,
+    fit_scale, int, judge, parse_number, show_auto, Agreement, Num, Printed, Scale,
 };
 use crate::recompute::{Cell, MetricTruth};
 use crate::report::registry::CheckDef;
-use crate::report::{Family, Finding, Location, NumberDetail};
+use crate::report::{Family, Finding, Location, NumberDetail, Shown};
 use crate::spec::{MetricSpec, Spec, Unit};
 use layout::{LayoutError, RawSeries};
 
@@ -95,13 +95,10 @@ pub fn number_detail(
     let j = judge(x, p, &scale.factor());
     let places = (p.decimals.max(0) as u32) + 3;
     NumberDetail {
-        printed: p.raw.clone(),
-        interval: Some(p.interval().to_string()),
-        recomputed: Some(show(&(x * scale.factor()), places)),
-        k: Some(show_k(&j.k)),
         formula: Some(formula),
         variant: Some(variant.to_string()),
         scale: Some(scale.name().to_string()),
+        ..NumberDetail::judged(x, p, &scale.factor(), &j, Shown::Places(places))
     }
 }
 
@@ -168,12 +165,8 @@ fn source_echo(
                 ..c.location.clone()
             })
             .number(NumberDetail {
-                printed: printed.raw.clone(),
-                interval: Some(printed.interval().to_string()),
-                recomputed: Some(show_auto(x)),
-                k: Some(show_k(&j.k)),
                 scale: Some("source units".into()),
-                ..Default::default()
+                ..NumberDetail::judged(x, &printed, &crate::numbers::one(), &j, Shown::Auto)
             }),
         );
     }

@@ -7,12 +7,10 @@ mod table;
 use crate::checks::metrics::MetricsReading;
 use crate::checks::Context;
 use crate::names::{fold, parse_year_label, percent_hint, tokens};
-use crate::numbers::{
-    fit_scale, judge, parse_number, show, show_k, Agreement, Num, Printed, Scale,
-};
+use crate::numbers::{fit_scale, judge, parse_number, show, Agreement, Num, Printed, Scale};
 use crate::recompute::{Basis, Flag, ItemRef, Truth};
 use crate::report::registry::CheckDef;
-use crate::report::{Family, Finding, Location, NumberDetail};
+use crate::report::{Family, Finding, Location, NumberDetail, Shown};
 use crate::source::Statements;
 use crate::spec::{RuleItems, Spec};
 use num_traits::{Signed, Zero};
@@ -22,7 +20,7 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Movements;
     "movements.parse", Fail, "unusual_movements.csv is not a CSV table with year and item columns.";
     "movements.missing", Fail, "An expected flag (year, item) is absent.";
     "movements.spurious", Fail, "A listed (year, item) is not supported by any rule.";
-    "movements.unknown_item", Fail, "A row's item is neither a source line item nor a §2 metric.";
+    "movements.unknown_item", Fail, "A row's item is neither a source line item nor a §2 metric (a warning when its year and change are those of a flag that is otherwise missing: the flag under another name).";
     "movements.rule_mismatch", Warn, "A row names a rule that does not fire, while another rule supports the pair.";
     "movements.duplicate_row", Warn, "A row repeats an earlier row's year, item and rule: the file lists one movement twice, so its count overstates the flags.";
     "movements.extra_flag", Info, "A row is supported only by an accepted extra rule (a move of a metric or derived column of at least `movements.extra_growth_threshold`, 15 % by default).";
@@ -267,6 +265,30 @@ fn points(cell: &str) -> Option<Printed> {
     Some(p)
 }
 
+/// A change cell's figure: a number, a number of points, or either followed by a note the agent
+/// added (`30.9% (vs prior)`, `+22.5 pp gap`): the leading figure is the claim, the words after
+/// it describe it. The figure keeps the whole cell as its printed text.
+fn change_number(cell: &str) -> Option<Printed> {
+    let direct = |t: &str| parse_number(t).or_else(|| points(t));
+    if let Some(p) = direct(cell) {
+        return Some(p);
+    }
+    let t = cell.trim();
+    // The longest run of leading words that is a figure, with words left over.
+    let cuts: Vec<usize> = t
+        .char_indices()
+        .filter(|(_, c)| c.is_whitespace() || *c == '(')
+        .map(|(i, _)| i)
+        .collect();
+    let p = cuts.iter().rev().find_map(|&i| {
+        let head = t[..i].trim_end();
+        (!head.is_empty()).then(|| direct(head)).flatten()
+    })?;
+    let mut p = p;
+    p.raw = t.to_string();
+    Some(p)
+}
+
 /// A line item that is zero in year `t - 1` and non-zero in `t`.
 fn zero_base(stmts: &Statements, item: ItemRef, t: usize) -> bool {
     let ItemRef::Line(i) = item else { return false };
@@ -378,6 +400,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
         }
     };
     let stmts = ctx.stmts;
+    let mut unknown: Vec<Unknown> = Vec::new();
     let mut listed: std::collections::HashSet<(usize, ItemRef)> = Default::default();
     // (year, item, folded rule) → the row that first listed it.
     let mut first_rows: std::collections::HashMap<(usize, ItemRef, String), Option<usize>> =
@@ -424,20 +447,21 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             (th, None) => th,
         };
         let Some(res) = chosen else {
-            out.push(
-                Finding::fail(
-                    "movements.unknown_item",
-                    format!(
-                        "`{}` is neither a source line item nor a §2 metric",
-                        row.item
-                    ),
-                )
-                .artifact(name)
-                .at(Location {
+            // Judged after the expected flags: it may be one of them under a name vouch does
+            // not know (`st_investments`).
+            unknown.push(Unknown {
+                t: row_t,
+                change: row
+                    .change
+                    .as_deref()
+                    .filter(|c| !spec.is_blank(c))
+                    .and_then(change_number),
+                item: row.item.clone(),
+                location: Location {
                     column: Some("item".into()),
                     ..loc
-                }),
-            );
+                },
+            });
             continue;
         };
         let Some(t) = row_t else {
@@ -561,7 +585,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             .as_deref()
             .filter(|c| !spec.is_blank(c))
             .and_then(|c| {
-                let p = parse_number(c).or_else(|| points(c));
+                let p = change_number(c);
                 if p.is_none() {
                     out.push(
                         Finding::fail("movements.change", format!("change `{c}` is not a number"))
@@ -647,16 +671,13 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
         let jd = judge(x, p, &s.factor());
         let places = p.decimals.max(0) as u32 + 3;
         let detail = NumberDetail {
-            printed: p.raw.clone(),
-            interval: Some(p.interval().to_string()),
-            recomputed: Some(show(&(x * s.factor()), places)),
-            k: Some(show_k(&jd.k)),
             formula: Some(match flag.basis {
                 Basis::Rule(r) => spec.movements.rules[r].change.to_string(),
                 Basis::MetricGrowth { .. } => spec.movements.extra_growth_change.to_string(),
             }),
             variant: Some(basis_name(spec, flag.basis)),
             scale: Some(s.name().into()),
+            ..NumberDetail::judged(x, p, &s.factor(), &jd, Shown::Places(places))
         };
         let item = item_name(spec, stmts, flag.item);
         let year = truth.years[j.t];
@@ -693,6 +714,39 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
         let Basis::Rule(r) = f.basis else { continue };
         let rule = &spec.movements.rules[r];
         let x = &f.changes[0];
+        // A row of an unknown name in the same year whose change is this flag's: the flag under
+        // a name vouch does not know. Neither missing nor wrong for certain: a warning.
+        // (Only the first rows of a year are tried: a hostile file of unknown rows stays linear.)
+        let alias = unknown.iter().take(MAX_ALIAS_ROWS).position(|u| {
+            u.t == Some(f.t)
+                && u.change.as_ref().is_some_and(|p| {
+                    f.changes.iter().any(|c| {
+                        [Scale::Fraction, Scale::Hundred]
+                            .iter()
+                            .any(|s| judge(c, p, &s.factor()).agreement <= Agreement::Warn)
+                    })
+                })
+        });
+        if let Some(i) = alias {
+            let u = unknown.swap_remove(i);
+            out.push(
+                Finding::warn(
+                    "movements.unknown_item",
+                    format!(
+                        "`{}` is not a name vouch knows, but its year and change `{}` are those \
+                         of the flag expected for {} in {}: read as that flag (name the item as \
+                         the source does)",
+                        u.item,
+                        u.change.as_ref().map(|p| p.raw.as_str()).unwrap_or(""),
+                        item_name(spec, stmts, f.item),
+                        f.year
+                    ),
+                )
+                .artifact(name)
+                .at(u.location),
+            );
+            continue;
+        }
         out.push(
             Finding::fail(
                 "movements.missing",
@@ -729,5 +783,27 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             }),
         );
     }
+    unknown.sort_by_key(|u| u.location.row);
+    for u in unknown {
+        out.push(
+            Finding::fail(
+                "movements.unknown_item",
+                format!("`{}` is neither a source line item nor a §2 metric", u.item),
+            )
+            .artifact(name)
+            .at(u.location),
+        );
+    }
     reading
+}
+
+/// Unknown-item rows tried as aliases of a missing flag (more are plain unknown items).
+const MAX_ALIAS_ROWS: usize = 64;
+
+/// A row whose item vouch could not name, kept until the expected flags are matched.
+struct Unknown {
+    t: Option<usize>,
+    change: Option<Printed>,
+    item: String,
+    location: Location,
 }
