@@ -5,7 +5,7 @@
 //! an API key and is only checked to say so. The example rejection report is what vouch prints.
 
 use crate::support::root;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 struct Block {
@@ -38,28 +38,20 @@ fn blocks(readme: &str) -> Vec<Block> {
     out
 }
 
-/// An example's binary: `cargo test --all-targets` builds examples beside the test binary's
-/// `deps/` as `examples/NAME-HASH` (`cargo build --examples` also links `examples/NAME`); the
-/// newest one.
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap().join("examples");
-    let candidates = std::fs::read_dir(&dir)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok());
-    candidates
-        .filter(|e| {
-            let f = e.file_name().to_string_lossy().into_owned();
-            f == name
-                || f.strip_prefix(name)
-                    .and_then(|r| r.strip_prefix('-'))
-                    .is_some_and(|h| !h.contains('.'))
-        })
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-        .max()
-        .map(|(_, p)| p)
-        .unwrap_or_else(|| dir.join(name))
+/// How to run an example: `cargo run --example NAME` on this checkout, in the test build's
+/// profile and features, so its dependencies are the ones already built. (The binaries
+/// `cargo test --all-targets` leaves under `examples/` are test harnesses, not the programs.)
+fn example(name: &str) -> String {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let features = if cfg!(feature = "tables") {
+        " --features tables"
+    } else {
+        ""
+    };
+    format!(
+        "'{cargo}' run --quiet --manifest-path '{}' --example {name}{features} --",
+        root().join("Cargo.toml").display()
+    )
 }
 
 fn has(cmd: &str) -> bool {
@@ -85,11 +77,10 @@ fn translate(line: &str) -> Result<String, String> {
             );
         }
         let flags: Vec<&str> = flags.split_whitespace().collect();
-        let bin = match flags.iter().position(|f| *f == "--example") {
-            Some(i) => example(flags[i + 1]).display().to_string(),
-            None => vouch.to_string(),
-        };
-        return Ok(format!("'{bin}' {args}"));
+        return Ok(match flags.iter().position(|f| *f == "--example") {
+            Some(i) => format!("{} {args}", example(flags[i + 1])),
+            None => format!("'{vouch}' {args}"),
+        });
     }
     if let Some(args) = line.strip_prefix("vouch ") {
         return Ok(format!("'{vouch}' {args}"));
