@@ -93,7 +93,7 @@ pub enum TargetSource {
 pub fn verify_target(args: &VerifyArgs, spec: &Spec) -> Result<VerifyTarget> {
     use vouch::audit::runner::{read_run_meta, run_source_copy, RunSourceError};
     if let Some(name) = &args.source_name {
-        if name.is_empty() || name.contains(['/', '\\', '\0']) || name == "." || name == ".." {
+        if !vouch::bundle::is_plain_file_name(name) {
             anyhow::bail!("--source-name must be a plain file name, got `{name}`");
         }
     }

@@ -54,13 +54,6 @@ fn example(name: &str) -> String {
     )
 }
 
-fn has(cmd: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {cmd} >/dev/null")])
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// A README command line as the shell command that runs it here, or why it is not run.
 fn translate(line: &str) -> Result<String, String> {
     let vouch = env!("CARGO_BIN_EXE_vouch");
@@ -120,7 +113,7 @@ fn run_block(block: &Block, dir: &Path) -> Vec<String> {
             eprintln!("README line `{line}`: not run, the line before it did not run");
             continue;
         }
-        if line.contains("--emulator") && !(has("bwrap") && has("python3")) {
+        if line.contains("--emulator") && vouch::reexecute::available().is_err() {
             eprintln!("README line `{line}`: not run, bubblewrap or python3 is missing");
             skipping = true;
             continue;

@@ -335,6 +335,12 @@ fn kind_of(ft: &std::fs::FileType) -> &'static str {
 /// Open without following a link and without blocking, re-check that the opened handle is a
 /// regular file within the limit (the path may have been swapped since `symlink_metadata`),
 /// then read at most `limit + 1` bytes.
+/// Whether `name` is one plain file name: not empty, no `/`, `\\` or NUL, not `.` or `..` — a
+/// name that, joined to a directory, stays directly inside it.
+pub fn is_plain_file_name(name: &str) -> bool {
+    !name.is_empty() && !name.contains(['/', '\\', '\0']) && name != "." && name != ".."
+}
+
 pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true);

@@ -47,9 +47,10 @@ pub fn rule_index(id: &str) -> Option<usize> {
     registry::all().iter().position(|c| c.id == id)
 }
 
-/// The SARIF document around `results`, with `properties` on its one run.
-pub fn document(results: Vec<Value>, properties: Value) -> String {
-    let doc = json!({
+/// The SARIF document around `results`, with `properties` on its one run (the audit adds the
+/// run's `invocations` before [`text`] writes it).
+pub fn document(results: Vec<Value>, properties: Value) -> Value {
+    json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
@@ -61,8 +62,12 @@ pub fn document(results: Vec<Value>, properties: Value) -> String {
             "results": results,
             "properties": properties,
         }],
-    });
-    let mut s = serde_json::to_string_pretty(&doc).expect("SARIF serializes");
+    })
+}
+
+/// A SARIF document as the file's text.
+pub fn text(doc: &Value) -> String {
+    let mut s = serde_json::to_string_pretty(doc).expect("SARIF serializes");
     s.push('\n');
     s
 }
@@ -154,5 +159,5 @@ pub fn render(report: &Report) -> String {
             .collect::<Map<String, Value>>(),
         "skipped": skipped,
     });
-    document(results, properties)
+    text(&document(results, properties))
 }

@@ -769,7 +769,7 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
 /// bare `t`; a points threshold as `100·t points` and as the bare `t` (the extra-growth threshold
 /// is a ratio).
 fn threshold_numbers(movements: &MovementsSpec) -> Vec<ThresholdNumber> {
-    let hundred = Num::from_integer(100.into());
+    let hundred = crate::numbers::int(100);
     let mut out: Vec<ThresholdNumber> = Vec::new();
     let ratio = std::iter::once((&movements.extra_growth_threshold, Unit::Ratio));
     let rules = movements.rules.iter().map(|r| (&r.threshold, r.unit));

@@ -5,7 +5,7 @@
 
 use super::results::{RunResult, RunVerdict};
 use quick_xml::escape::escape;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Map};
 use std::fmt::Write;
 use vouch_core::report::{github, sarif, Status};
 
@@ -204,13 +204,10 @@ pub fn sarif(c: &Collected) -> String {
         "not_verifiable": unverifiable.len(),
         "not_listed": c.not_kept,
     });
-    let mut doc: Value =
-        serde_json::from_str(&sarif::document(results, properties)).expect("SARIF is JSON");
+    let mut doc = sarif::document(results, properties);
     doc["runs"][0]["invocations"] = json!([{
         "executionSuccessful": true,
         "toolExecutionNotifications": unverifiable,
     }]);
-    let mut s = serde_json::to_string_pretty(&doc).expect("SARIF serializes");
-    s.push('\n');
-    s
+    sarif::text(&doc)
 }

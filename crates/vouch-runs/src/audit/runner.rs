@@ -412,19 +412,14 @@ fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
 /// A run's `source.file_name` names a file directly inside its `source/` directory: one plain
 /// component (no `/`, `\`, `..`, drive or root), so it can never point outside the run.
 fn plain_file_name(name: &str) -> Result<&str, String> {
-    let mut parts = Path::new(name).components();
-    match (parts.next(), parts.next()) {
-        (Some(std::path::Component::Normal(_)), None)
-            if !name.contains(['/', '\\', '\0']) && name != "." && name != ".." =>
-        {
-            Ok(name)
-        }
-        _ => Err(format!(
-            "run.json's source.file_name `{}` is not a plain file name inside the run's source/ \
-             directory; the run cannot be verified",
-            name.escape_debug()
-        )),
+    if vouch_core::bundle::is_plain_file_name(name) {
+        return Ok(name);
     }
+    Err(format!(
+        "run.json's source.file_name `{}` is not a plain file name inside the run's source/ \
+         directory; the run cannot be verified",
+        name.escape_debug()
+    ))
 }
 
 /// A directory of a run (`bundle/`, `source/`) must be one, not a link to one elsewhere.

@@ -314,17 +314,12 @@ fn item_name(spec: &Spec, stmts: &Statements, item: ItemRef) -> String {
 fn basis_name(spec: &Spec, b: Basis) -> String {
     match b {
         Basis::Rule(r) => spec.movements.rules[r].id.clone(),
-        Basis::MetricGrowth { .. } => {
-            let pct = crate::numbers::show_auto(
-                &(&spec.movements.extra_growth_threshold * crate::numbers::int(100)),
-            );
-            let pct = if pct.contains('.') {
-                pct.trim_end_matches('0').trim_end_matches('.')
-            } else {
-                &pct
-            };
-            format!("{pct} % move of a metric")
-        }
+        Basis::MetricGrowth { .. } => format!(
+            "{} % move of a metric",
+            crate::numbers::show_exact(
+                &(&spec.movements.extra_growth_threshold * crate::numbers::int(100))
+            )
+        ),
     }
 }
 
