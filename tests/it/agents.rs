@@ -104,7 +104,7 @@ fn every_bundle_gets_its_recorded_verdict_catches_every_real_defect_and_no_new_f
         }
         let mut fails: BTreeMap<&str, usize> = BTreeMap::new();
         for f in r.findings.iter().filter(|f| f.status == Status::Fail) {
-            *fails.entry(f.id).or_default() += 1;
+            *fails.entry(f.id.as_str()).or_default() += 1;
         }
         let defects = entries(&c.adjudication, "defect");
         let alarms = entries(&c.adjudication, "false_alarm");
@@ -116,7 +116,7 @@ fn every_bundle_gets_its_recorded_verdict_catches_every_real_defect_and_no_new_f
         // Warnings are judged too (`[[warning]]`, true or false), and may only disappear.
         let mut warns: BTreeMap<&str, usize> = BTreeMap::new();
         for f in r.findings.iter().filter(|f| f.status == Status::Warn) {
-            *warns.entry(f.id).or_default() += 1;
+            *warns.entry(f.id.as_str()).or_default() += 1;
         }
         let judged_warns = entries(&c.adjudication, "warning");
         for (id, n) in &warns {
@@ -218,7 +218,7 @@ fn traced_figures(memo: &str, base: &vouch::report::Report) -> Vec<(usize, usize
     let unverified: Vec<(usize, &str)> = base
         .findings
         .iter()
-        .filter(|f| f.id == "memo.unverified_number")
+        .filter(|f| f.id.as_str() == "memo.unverified_number")
         .filter_map(|f| Some((f.location.line?, f.message.as_str())))
         .collect();
     let mut out = Vec::new();
@@ -551,7 +551,8 @@ fn single_defect_mutants_of_every_bundle_gain_a_failing_finding_in_the_right_fam
             for f in r.findings.iter().filter(|f| {
                 f.status == Status::Fail && (f.family() == family || f.family() == "consistency")
             }) {
-                *m.entry((f.id.to_string(), f.location.line)).or_default() += 1;
+                *m.entry((f.id.as_str().to_string(), f.location.line))
+                    .or_default() += 1;
             }
             m
         };

@@ -13,7 +13,10 @@ fn copy_good(dir: &Path) {
 }
 
 fn ids(b: &Bundle) -> Vec<(&'static str, Status)> {
-    b.findings.iter().map(|f| (f.id, f.status)).collect()
+    b.findings
+        .iter()
+        .map(|f| (f.id.as_str(), f.status))
+        .collect()
 }
 
 #[test]
@@ -67,7 +70,7 @@ fn an_artifact_over_the_limit_is_rejected_from_metadata_alone() {
     let big: Vec<_> = b
         .findings
         .iter()
-        .filter(|f| f.id == "bundle.too_large")
+        .filter(|f| f.id.as_str() == "bundle.too_large")
         .collect();
     assert!(!big.is_empty());
     for f in big {

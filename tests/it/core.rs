@@ -286,7 +286,7 @@ fn a_value_error_in_a_transposed_layout_names_the_fy_column() {
     let f = report
         .findings
         .iter()
-        .find(|f| f.id == "metrics.value")
+        .find(|f| f.id.as_str() == "metrics.value")
         .expect("metrics.value");
     assert_eq!(f.location.column.as_deref(), Some("FY2022"));
     assert_eq!(f.location.year, Some(2022));

@@ -157,7 +157,7 @@ fn every_check_has_a_fixture_that_triggers_it() {
     ];
     let missing: Vec<&str> = registry::all()
         .iter()
-        .map(|c| c.id)
+        .map(|c| c.id.as_str())
         .filter(|id| !covered.contains(*id) && !generated.contains(id))
         .collect();
     assert!(
@@ -194,15 +194,25 @@ fn the_explain_examples_are_the_defect_fixtures_findings() {
     for def in registry::all() {
         let example = defects
             .iter()
-            .filter(|d| d.name == def.id || d.name.starts_with(&format!("{}-", def.id)))
-            .find_map(|d| d.report.findings.iter().find(|f| f.id == def.id));
+            .filter(|d| {
+                d.name == def.id.as_str() || d.name.starts_with(&format!("{}-", def.id.as_str()))
+            })
+            .find_map(|d| {
+                d.report
+                    .findings
+                    .iter()
+                    .find(|f| f.id.as_str() == def.id.as_str())
+            });
         if let Some(f) = example {
             let text = format!(
                 "{}{}",
                 vouch::report::human::finding_head(f, false),
                 vouch::report::human::finding_numbers(f)
             );
-            doc.push_str(&format!("\n## `{}`\n\n```text\n{text}```\n", def.id));
+            doc.push_str(&format!(
+                "\n## `{}`\n\n```text\n{text}```\n",
+                def.id.as_str()
+            ));
         }
     }
     assert_generated(

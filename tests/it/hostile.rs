@@ -435,7 +435,7 @@ fn reexecution_catches_a_csv_edited_after_the_script_ran() {
     assert!(
         found
             .iter()
-            .any(|f| f.id == "script.reproducible" && f.status == Status::Fail),
+            .any(|f| f.id.as_str() == "script.reproducible" && f.status == Status::Fail),
         "{found:#?}"
     );
     let (code, json, _) = verify_binary(dir.path(), &["--reexecute"]);
@@ -455,7 +455,7 @@ fn reexecution_warns_when_the_memo_differs_by_hash() {
     assert!(
         found
             .iter()
-            .any(|f| f.id == "script.reproducible_bytes" && f.status == Status::Warn),
+            .any(|f| f.id.as_str() == "script.reproducible_bytes" && f.status == Status::Warn),
         "{found:#?}"
     );
 }
@@ -472,7 +472,7 @@ fn a_script_that_opens_a_socket_finds_no_network() {
     let found = reexecute_dir(dir.path(), &short_limits());
     let failed = found
         .iter()
-        .find(|f| f.id == "script.reexecution_failed")
+        .find(|f| f.id.as_str() == "script.reexecution_failed")
         .unwrap_or_else(|| panic!("{found:#?}"));
     assert!(
         failed.message.contains("unreachable") || failed.message.contains("Errno"),
@@ -506,7 +506,7 @@ fn a_script_cannot_write_outside_mnt_data_or_read_secrets() {
     let found = reexecute_dir(bundle.path(), &short_limits());
     let failed = found
         .iter()
-        .find(|f| f.id == "script.reexecution_failed")
+        .find(|f| f.id.as_str() == "script.reexecution_failed")
         .unwrap_or_else(|| panic!("{found:#?}"));
     assert!(failed.message.contains("status 3"), "{}", failed.message);
     for p in &host_paths {
@@ -544,7 +544,9 @@ fn a_fork_bomb_is_contained_and_reported() {
     let found = reexecute_dir(dir.path(), &limits);
     assert!(start.elapsed() < WATCHDOG);
     assert!(
-        found.iter().any(|f| f.id == "script.reexecution_failed"),
+        found
+            .iter()
+            .any(|f| f.id.as_str() == "script.reexecution_failed"),
         "{found:#?}"
     );
 }

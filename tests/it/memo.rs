@@ -42,7 +42,7 @@ fn the_good_memo_has_no_memo_warnings_or_failures() {
 }
 
 fn findings_of<'a>(r: &'a Report, id: &str) -> Vec<&'a Finding> {
-    r.findings.iter().filter(|f| f.id == id).collect()
+    r.findings.iter().filter(|f| f.id.as_str() == id).collect()
 }
 
 #[test]
@@ -485,9 +485,9 @@ fn a_terse_memo_in_another_style_passes() {
         .iter()
         // `225 bps` from margins rounded to two decimals is off by 0.52 of its last digit: a
         // double-rounding warning (§7), not an error.
-        .filter(|f| f.status >= Status::Warn && f.id != "memo.year_out_of_range")
-        .filter(|f| !(f.id == "memo.contradicted_number" && f.status == Status::Warn))
-        .map(|f| format!("{} {:?} {}", f.id, f.location.line, f.message))
+        .filter(|f| f.status >= Status::Warn && f.id.as_str() != "memo.year_out_of_range")
+        .filter(|f| !(f.id.as_str() == "memo.contradicted_number" && f.status == Status::Warn))
+        .map(|f| format!("{} {:?} {}", f.id.as_str(), f.location.line, f.message))
         .collect();
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     let out_of_range = findings_of(&r, "memo.year_out_of_range");
@@ -615,9 +615,9 @@ fn a_narrative_memo_with_common_agent_phrasing_passes() {
         .iter()
         // `225 bps` from margins rounded to two decimals is off by 0.52 of its last digit: a
         // double-rounding warning (§7), not an error.
-        .filter(|f| f.status >= Status::Warn && f.id != "memo.year_out_of_range")
-        .filter(|f| !(f.id == "memo.contradicted_number" && f.status == Status::Warn))
-        .map(|f| format!("{} {:?} {}", f.id, f.location.line, f.message))
+        .filter(|f| f.status >= Status::Warn && f.id.as_str() != "memo.year_out_of_range")
+        .filter(|f| !(f.id.as_str() == "memo.contradicted_number" && f.status == Status::Warn))
+        .map(|f| format!("{} {:?} {}", f.id.as_str(), f.location.line, f.message))
         .collect();
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     assert!(has(&r, "memo.kpi_unmatched_label", Status::Info));
@@ -778,7 +778,7 @@ fn a_cell_of_year_figure_pairs_ties_each_figure_to_its_year() {
     assert!(
         !r.findings
             .iter()
-            .any(|f| f.id == "memo.unverified_number" && f.location.line == Some(line)),
+            .any(|f| f.id.as_str() == "memo.unverified_number" && f.location.line == Some(line)),
         "{}",
         dump(&r)
     );

@@ -13,7 +13,7 @@ fn script_findings(files: Vec<(String, Vec<u8>)>) -> Vec<Finding> {
     verify_northstar(files)
         .findings
         .into_iter()
-        .filter(|f| f.id.starts_with("script."))
+        .filter(|f| f.id.as_str().starts_with("script."))
         .collect()
 }
 
@@ -47,12 +47,14 @@ fn each_script_defect_fixture_yields_only_its_own_finding() {
         let found = script_findings(with_file(northstar_files(), SCRIPT, bytes));
         let got: BTreeSet<(String, String)> = found
             .iter()
-            .map(|f| (f.status.as_str().to_string(), f.id.to_string()))
+            .map(|f| (f.status.as_str().to_string(), f.id.as_str().to_string()))
             .collect();
         assert_eq!(got, expected, "{name}: {found:#?}");
         for f in &found {
             assert_eq!(f.artifact.as_deref(), Some(SCRIPT), "{name}");
-            if f.id != "script.missing_artifact_name" && f.id != "script.unreadable" {
+            if f.id.as_str() != "script.missing_artifact_name"
+                && f.id.as_str() != "script.unreadable"
+            {
                 assert!(
                     f.location.line.is_some(),
                     "{name}: every finding on code shows its line"

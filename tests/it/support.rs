@@ -95,7 +95,7 @@ pub fn has(report: &Report, id: &str, status: Status) -> bool {
     report
         .findings
         .iter()
-        .any(|f| f.id == id && f.status == status)
+        .any(|f| f.id.as_str() == id && f.status == status)
 }
 
 /// A readable dump of the non-pass findings, for assertion messages.
@@ -107,7 +107,7 @@ pub fn dump(report: &Report) -> String {
             format!(
                 "{} {} {:?} {}",
                 f.status.as_str(),
-                f.id,
+                f.id.as_str(),
                 f.location,
                 f.message
             )

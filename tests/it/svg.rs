@@ -16,12 +16,12 @@ fn svg_problems(report: &Report) -> Vec<String> {
     report
         .findings
         .iter()
-        .filter(|f| f.id.starts_with("svg.") && f.status >= Status::Warn)
+        .filter(|f| f.id.as_str().starts_with("svg.") && f.status >= Status::Warn)
         .map(|f| {
             format!(
                 "{} {} {:?} {}",
                 f.status.as_str(),
-                f.id,
+                f.id.as_str(),
                 f.location,
                 f.message
             )
@@ -89,7 +89,7 @@ fn a_view_box_scales_fonts_in_both_directions() {
     let tiny: Vec<_> = report
         .findings
         .iter()
-        .filter(|f| f.id == "svg.font_size")
+        .filter(|f| f.id.as_str() == "svg.font_size")
         .collect();
     assert!(!tiny.is_empty(), "{}", dump(&report));
     assert!(
@@ -193,9 +193,9 @@ fn svg_defect_fixtures_fail_only_what_they_expect() {
         for f in report
             .findings
             .iter()
-            .filter(|f| f.id.starts_with("svg.") && f.status >= Status::Warn)
+            .filter(|f| f.id.as_str().starts_with("svg.") && f.status >= Status::Warn)
         {
-            let line = format!("{} {}", f.status.as_str(), f.id);
+            let line = format!("{} {}", f.status.as_str(), f.id.as_str());
             if !expect.lines().any(|l| l.trim() == line) {
                 problems.push(format!("{name}: unexpected {line}: {}", f.message));
             }
@@ -212,7 +212,7 @@ fn fidelity_reads_bars_through_a_flipped_transform() {
     let misses: Vec<_> = report
         .findings
         .iter()
-        .filter(|f| f.id == "svg.fidelity")
+        .filter(|f| f.id.as_str() == "svg.fidelity")
         .collect();
     assert_eq!(misses.len(), 1, "{}", dump(&report));
     assert_eq!(misses[0].location.year, Some(2023));
@@ -232,7 +232,7 @@ fn fidelity_matches_the_longest_metric_name_in_a_title() {
         report
             .findings
             .iter()
-            .any(|f| f.id == "svg.fidelity" && f.message.contains("revenue_growth")),
+            .any(|f| f.id.as_str() == "svg.fidelity" && f.message.contains("revenue_growth")),
         "{}",
         dump(&report)
     );
@@ -318,7 +318,7 @@ fn a_flat_bare_chart_with_three_panels_fails_the_panel_count() {
         report
             .findings
             .iter()
-            .any(|f| f.id == "svg.panel_count" && f.message.contains("found 3")),
+            .any(|f| f.id.as_str() == "svg.panel_count" && f.message.contains("found 3")),
         "{:?}",
         svg_problems(&report)
     );

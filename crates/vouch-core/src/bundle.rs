@@ -5,56 +5,36 @@
 //! that could not be taken) and each artifact's sha256 for the report.
 
 use crate::report::registry::CheckDef;
-use crate::report::{ArtifactDigest, Family, Finding, Status};
+use crate::report::CheckId;
+use crate::report::{ArtifactDigest, Family, Finding};
 use crate::spec::Spec;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-pub const CHECKS: &[CheckDef] = &[
-    CheckDef {
-        id: "bundle.missing",
-        family: Family::Bundle,
-        severity: Status::Fail,
-        meaning: "A required artifact is not in the bundle directory.",
-    },
-    CheckDef {
-        id: "bundle.symlink",
-        family: Family::Bundle,
-        severity: Status::Fail,
-        meaning: "An artifact is a symbolic link; it is never followed.",
-    },
-    CheckDef {
-        id: "bundle.not_regular_file",
-        family: Family::Bundle,
-        severity: Status::Fail,
-        meaning: "An artifact is a directory, FIFO, socket or device; it is never opened.",
-    },
-    CheckDef {
-        id: "bundle.empty",
-        family: Family::Bundle,
-        severity: Status::Fail,
-        meaning: "An artifact has zero bytes.",
-    },
-    CheckDef {
-        id: "bundle.too_large",
-        family: Family::Bundle,
-        severity: Status::Fail,
-        meaning: "An artifact exceeds `limits.max_artifact_bytes` (16 MiB by default), judged from metadata before reading.",
-    },
-    CheckDef {
-        id: "bundle.unreadable",
-        family: Family::Bundle,
-        severity: Status::Fail,
-        meaning: "An artifact could not be read (permissions, I/O error, or it changed while being read).",
-    },
-    CheckDef {
-        id: "bundle.extra_file",
-        family: Family::Bundle,
-        severity: Status::Info,
-        meaning: "The bundle holds a file that is not one of the six artifacts.",
-    },
+pub const CHECKS: &[CheckDef] = crate::checks![Family::Bundle;
+    CheckId::BundleMissing, Fail, "A required artifact is not in the bundle directory.",
+        why: "Without this artifact, none of the claims it should carry (metrics, flags, chart, memo, manifest or code) can be checked, and a reader cannot tell whether that part of the work was ever done.",
+        fix: "Make `analyze_financials.py` write the file into the output directory under its exact contract name (the spec's `[artifacts]` table; mind spelling and case) and re-run it.";
+    CheckId::BundleSymlink, Fail, "An artifact is a symbolic link; it is never followed.",
+        why: "A link can point at a file outside the bundle or one that changes later, so its content is not necessarily the agent's output; vouch never follows it, and that artifact goes unchecked.",
+        fix: "Replace the link with a regular file holding the content: have the script write the file itself, or copy the target over the link.";
+    CheckId::BundleNotRegularFile, Fail, "An artifact is a directory, FIFO, socket or device, or a file with more than one hard link; it is never opened.",
+        why: "A directory, FIFO, socket or device under an artifact's name, or a file with several hard links (which may live outside the bundle), is never opened, so that artifact goes unchecked.",
+        fix: "Write the artifact as an ordinary file with one link: remove the directory or special file, copy a hard-linked file instead of linking it, then re-run the script.";
+    CheckId::BundleEmpty, Fail, "An artifact has zero bytes.",
+        why: "A zero-byte artifact looks delivered in a file listing but holds nothing, usually because the script failed before writing or never closed the file; a reader gets no content to rely on.",
+        fix: "Find why the script wrote nothing (an exception before the write, a file not flushed or closed), fix it and re-run the script so the file holds its full content.";
+    CheckId::BundleTooLarge, Fail, "An artifact exceeds `limits.max_artifact_bytes` (16 MiB by default), judged from metadata before reading.",
+        why: "An artifact over the size limit is not read at all, so none of its claims is checked; a file that big is rarely the compact table, chart or memo asked for (runaway output, embedded data).",
+        fix: "Remove what bloats the file (repeated rows, embedded images, debug dumps); if the size is legitimate, raise `limits.max_artifact_bytes` in the spec.";
+    CheckId::BundleUnreadable, Fail, "An artifact could not be read (permissions, I/O error, or it changed while being read).",
+        why: "vouch could not read the artifact (permissions, an I/O error, or it changed while being read), so nothing in it was checked and the verdict does not cover it.",
+        fix: "Make the file readable by the user running vouch, make sure nothing is still writing to it, and verify again after the run has finished.";
+    CheckId::BundleExtraFile, Info, "The bundle holds a file that is not one of the six artifacts.",
+        why: "Reported so the reader knows the bundle holds a file outside the six artifacts: vouch ignores it, so nothing it says (notes, scratch CSVs) has been checked.",
+        fix: "Nothing to fix: extra files are allowed. Remove them if the deliverable should be exactly the six artifacts, and do not treat their content as verified.";
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -183,7 +163,7 @@ impl Bundle {
             if ft.is_symlink() {
                 bundle.findings.push(
                     Finding::fail(
-                        "bundle.symlink",
+                        CheckId::BundleSymlink,
                         format!("`{name}` is a symbolic link; vouch never follows links out of a bundle"),
                     )
                     .artifact(name),
@@ -193,7 +173,7 @@ impl Bundle {
             if !ft.is_file() {
                 bundle.findings.push(
                     Finding::fail(
-                        "bundle.not_regular_file",
+                        CheckId::BundleNotRegularFile,
                         format!(
                             "`{name}` is a {}, not a regular file; it was not opened",
                             kind_of(&ft)
@@ -211,7 +191,7 @@ impl Bundle {
                 if meta.nlink() > 1 {
                     bundle.findings.push(
                         Finding::fail(
-                            "bundle.not_regular_file",
+                            CheckId::BundleNotRegularFile,
                             format!(
                                 "`{name}` has {} hard links, so it may be a file from outside the \
                                  bundle; it was not opened",
@@ -265,7 +245,7 @@ impl Bundle {
     fn missing(&mut self, name: &str) {
         self.findings.push(
             Finding::fail(
-                "bundle.missing",
+                CheckId::BundleMissing,
                 format!("`{name}` is missing from the bundle"),
             )
             .artifact(name),
@@ -273,13 +253,14 @@ impl Bundle {
     }
     fn empty(&mut self, name: &str) {
         self.findings.push(
-            Finding::fail("bundle.empty", format!("`{name}` is empty (0 bytes)")).artifact(name),
+            Finding::fail(CheckId::BundleEmpty, format!("`{name}` is empty (0 bytes)"))
+                .artifact(name),
         );
     }
     fn too_large(&mut self, name: &str, size: u64, limit: u64) {
         self.findings.push(
             Finding::fail(
-                "bundle.too_large",
+                CheckId::BundleTooLarge,
                 format!(
                     "`{name}` is {} ({size} bytes), over the {} limit; it was not read (the \
                      spec's `{}` raises it)",
@@ -294,7 +275,7 @@ impl Bundle {
     fn unreadable(&mut self, name: &str, why: &str) {
         self.findings.push(
             Finding::fail(
-                "bundle.unreadable",
+                CheckId::BundleUnreadable,
                 format!("`{name}` could not be read: {why}"),
             )
             .artifact(name),
@@ -303,7 +284,7 @@ impl Bundle {
     fn extra(&mut self, name: &str) {
         self.findings.push(
             Finding::info(
-                "bundle.extra_file",
+                CheckId::BundleExtraFile,
                 format!("`{name}` is not one of the six artifacts (ignored)"),
             )
             .artifact(name),

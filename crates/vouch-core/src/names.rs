@@ -1,8 +1,10 @@
 //! Name folding: the one function that turns a header, label, metric or item name into the form
 //! every comparison uses (contract preamble). Synonyms live in the spec, not here.
 
-/// Fold a name: drop one trailing parenthesised/bracketed unit, lowercase, collapse every run of
-/// non-alphanumerics into `_`, trim `_`, then drop one `_pct`/`_percent`/`_perc`/`_x`/`_times` ending.
+/// Fold a name: drop one trailing parenthesised/bracketed unit, lowercase, read `&` as the word
+/// `and` (`Cash & Equivalents` is `cash_and_equivalents`), collapse every run of other
+/// non-alphanumerics into `_`, trim `_`, then drop one `_pct`/`_percent`/`_perc`/`_x`/`_times`
+/// ending.
 pub fn fold(name: &str) -> String {
     let mut s = name.trim();
     if let Some(stripped) = strip_unit(s) {
@@ -11,6 +13,13 @@ pub fn fold(name: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut pending_sep = false;
     for ch in s.chars() {
+        if ch == '&' {
+            if !out.is_empty() {
+                out.push_str("_and");
+                pending_sep = true;
+            }
+            continue;
+        }
         if ch.is_alphanumeric() {
             if pending_sep && !out.is_empty() {
                 out.push('_');
@@ -34,6 +43,18 @@ pub fn fold(name: &str) -> String {
         }
     }
     out
+}
+
+/// The text of a name's one trailing parenthesised or bracketed part, folded, when there is
+/// one and something precedes it: `Air Traffic Liability (Deferred Revenue)` gives
+/// `deferred_revenue`. A header whose main name matches nothing may name a contract column
+/// there.
+pub fn fold_parenthetical(name: &str) -> Option<String> {
+    let s = name.trim();
+    let head = strip_unit(s)?;
+    let inner = s[head.len()..].get(1..s.len() - head.len() - 1)?;
+    let folded = fold(inner);
+    (!folded.is_empty()).then_some(folded)
 }
 
 fn strip_unit(s: &str) -> Option<&str> {
@@ -148,6 +169,20 @@ pub fn parse_year_label(label: &str) -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ampersand_is_the_word_and_and_a_parenthetical_can_be_read() {
+        assert_eq!(fold("Cash & Equivalents"), "cash_and_equivalents");
+        assert_eq!(fold("Cash&Cash Equivalents"), "cash_and_cash_equivalents");
+        assert_eq!(fold("& more"), "more");
+        assert_eq!(fold("Revenue (USD m)"), "revenue");
+        assert_eq!(
+            fold_parenthetical("Air Traffic Liability (Deferred Revenue)").as_deref(),
+            Some("deferred_revenue")
+        );
+        assert_eq!(fold_parenthetical("Revenue"), None);
+        assert_eq!(fold_parenthetical("(%)"), None);
+    }
 
     #[test]
     fn abbreviations_are_token_prefixes_or_initials() {

@@ -373,6 +373,27 @@ fn build(
         }
         header_col.push(c);
     }
+    // A header whose main name is no contract column may name one in its trailing parentheses
+    // (`Air Traffic Liability (Deferred Revenue)`); it is read so only when no header names that
+    // column outright, and only one header does so.
+    let mut by_parenthetical: Vec<Vec<usize>> = vec![Vec::new(); ncols];
+    for (h, raw) in header.iter().enumerate() {
+        if header_col[h].is_none() {
+            if let Some(c) =
+                crate::names::fold_parenthetical(raw).and_then(|f| spec.column_named(&f))
+            {
+                by_parenthetical[c].push(h);
+            }
+        }
+    }
+    for (c, hs) in by_parenthetical.iter().enumerate() {
+        if let [h] = hs[..] {
+            if seen[c].is_empty() && c != spec.source.year_column {
+                seen[c].push(h);
+                header_col[h] = Some(c);
+            }
+        }
+    }
     for (c, hs) in seen.iter().enumerate() {
         if hs.len() > 1 {
             problems.push(Problem::DuplicateColumn {

@@ -35,7 +35,7 @@ fn entity_references_in_svg_text_are_resolved_and_unknown_ones_refused() {
         r.findings
             .iter()
             .filter(|f| f.family() == "svg")
-            .map(|f| (f.id.to_string(), f.status))
+            .map(|f| (f.id.as_str().to_string(), f.status))
             .collect()
     };
     assert_eq!(svg_ids(&a), svg_ids(&b), "{}", dump(&a));
@@ -74,7 +74,7 @@ fn a_memo_with_cr_only_line_ends_reads_as_the_same_memo() {
         r.findings
             .iter()
             .filter(|f| f.family() == "memo")
-            .map(|f| (f.id.to_string(), f.location.line, f.status))
+            .map(|f| (f.id.as_str().to_string(), f.location.line, f.status))
             .collect()
     };
     assert_eq!(memo(&a), memo(&b), "{}", dump(&a));
@@ -122,7 +122,7 @@ fn findings_of_one_check_are_capped_and_summarised() {
     let max = vouch::report::MAX_FINDINGS_PER_CHECK;
     let mut per: std::collections::BTreeMap<&str, usize> = Default::default();
     for f in &r.findings {
-        *per.entry(f.id).or_default() += 1;
+        *per.entry(f.id.as_str()).or_default() += 1;
     }
     assert!(per.values().all(|&n| n <= max + 1), "{per:?}");
     let summary = r
@@ -289,7 +289,7 @@ fn a_reexecuted_script_cannot_fill_dev_shm_or_leave_a_deep_tree_behind() {
     let found = reexecute_dir(bundle.path(), &limits);
     let failed = found
         .iter()
-        .find(|f| f.id == "script.reexecution_failed")
+        .find(|f| f.id.as_str() == "script.reexecution_failed")
         .unwrap_or_else(|| panic!("{found:#?}"));
     assert!(failed.message.contains("status 4"), "{}", failed.message);
     let after = scratch_dirs();
@@ -391,7 +391,7 @@ fn a_wide_long_trusted_source_costs_linear_work_and_capped_findings() {
     let missing = r
         .findings
         .iter()
-        .filter(|f| f.id == "movements.missing")
+        .filter(|f| f.id.as_str() == "movements.missing")
         .count();
     let max = vouch::report::MAX_FINDINGS_PER_CHECK;
     assert_eq!(missing, max + 1, "500 listed and one summary");
@@ -425,7 +425,7 @@ fn a_faulty_source_is_described_as_it_is_and_never_blamed_on_the_agent() {
     let status_of = |r: &vouch::Report, id: &str| -> Vec<Status> {
         r.findings
             .iter()
-            .filter(|f| f.id == id)
+            .filter(|f| f.id.as_str() == id)
             .map(|f| f.status)
             .collect()
     };

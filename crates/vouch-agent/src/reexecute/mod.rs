@@ -16,6 +16,7 @@ use compare::Difference;
 use jail::{Ending, Jail, JailError, Limits};
 use std::path::{Path, PathBuf};
 use vouch_core::bundle::Bundle;
+use vouch_core::report::CheckId;
 use vouch_core::report::Finding;
 use vouch_core::spec::Spec;
 
@@ -59,7 +60,7 @@ pub fn reexecute(
     let names = &spec.artifacts;
     let Some(script) = bundle.get(&names.script) else {
         return Ok(vec![Finding::fail(
-            "script.reexecution_failed",
+            CheckId::ScriptReexecutionFailed,
             "not re-executed: the bundle has no readable script (see the bundle findings)",
         )
         .artifact(names.script.as_str())]);
@@ -74,7 +75,7 @@ pub fn reexecute(
     let script_name = names.script.as_str();
     if ran.ending != Ending::Exit(0) {
         return Ok(vec![Finding::fail(
-            "script.reexecution_failed",
+            CheckId::ScriptReexecutionFailed,
             format!(
                 "re-running `{script_name}` under bubblewrap (no network, read-only system, \
                  /mnt/data holding only `{upload}`) {}{}; the bundle cannot have been produced by \
@@ -102,7 +103,7 @@ pub fn reexecute(
         let Some(theirs) = regenerated.get(name) else {
             out.push(
                 Finding::fail(
-                    "script.reproducible",
+                    CheckId::ScriptReproducible,
                     format!(
                         "re-running the script did not write a usable `{name}` (missing, empty, \
                          a link or over the size limit); the bundle's copy came from elsewhere"
@@ -118,7 +119,7 @@ pub fn reexecute(
             } else {
                 out.push(
                     Finding::warn(
-                        "script.reproducible_bytes",
+                        CheckId::ScriptReproducibleBytes,
                         format!(
                             "the script wrote a different `{name}` (sha256 {} in the bundle, {} \
                              re-run); renderers may embed dates or random ids, but edited text or \
@@ -136,7 +137,7 @@ pub fn reexecute(
             if ours.bytes != theirs.bytes {
                 out.push(
                     Finding::fail(
-                        "script.reproducible",
+                        CheckId::ScriptReproducible,
                         format!("the script wrote a different `{name}` (not UTF-8 text, compared byte for byte)"),
                     )
                     .artifact(name.as_str()),
@@ -153,7 +154,7 @@ pub fn reexecute(
             Ok(d) => report_differences(name, &d, &mut out),
             Err(why) => out.push(
                 Finding::fail(
-                    "script.reproducible",
+                    CheckId::ScriptReproducible,
                     format!("`{name}` could not be compared with the re-run's: {why}"),
                 )
                 .artifact(name.as_str()),
@@ -162,7 +163,7 @@ pub fn reexecute(
     }
     out.push(
         Finding::info(
-            "script.reexecuted",
+            CheckId::ScriptReexecuted,
             format!(
                 "re-ran `{script_name}` under bubblewrap in {:.1} s on a copy of the source named \
                  `{upload}`; reproduced exactly: {}",
@@ -189,7 +190,7 @@ enum Kind {
 fn report_differences(name: &str, diffs: &[Difference], out: &mut Vec<Finding>) {
     for d in diffs.iter().take(MAX_LISTED) {
         let mut f = Finding::fail(
-            "script.reproducible",
+            CheckId::ScriptReproducible,
             format!(
                 "{}: the bundle says {}, the script re-run on the source writes {}; the bundle \
                  was not produced by this script from this source (edited afterwards?)",
@@ -205,7 +206,7 @@ fn report_differences(name: &str, diffs: &[Difference], out: &mut Vec<Finding>) 
     if diffs.len() > MAX_LISTED {
         out.push(
             Finding::fail(
-                "script.reproducible",
+                CheckId::ScriptReproducible,
                 format!(
                     "… and {} more differences in `{name}`",
                     diffs.len() - MAX_LISTED

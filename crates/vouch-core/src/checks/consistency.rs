@@ -12,13 +12,20 @@ use crate::checks::Context;
 use crate::numbers::{Interval, Printed, Scale};
 use crate::recompute::{Basis, ItemRef};
 use crate::report::registry::CheckDef;
+use crate::report::CheckId;
 use crate::report::{Family, Finding, Location, NumberDetail};
 use crate::spec::formula::{IntervalEnv, Ref};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Consistency;
-    "consistency.kpi_vs_metrics", Fail, "A metric and year printed in the memo's KPI table and in calculated_metrics.csv have disjoint intervals.";
-    "consistency.movements_vs_metrics", Fail, "A metric-based change in unusual_movements.csv cannot be obtained from the values calculated_metrics.csv prints.";
-    "consistency.year_range", Fail, "The years in calculated_metrics.csv differ from the manifest's year_range.";
+    CheckId::ConsistencyKpiVsMetrics, Fail, "A metric and year printed in the memo's KPI table and in calculated_metrics.csv have disjoint intervals.",
+        why: "The memo's KPI table and `calculated_metrics.csv` print the same metric and year with intervals that do not overlap, so the two artifacts tell different stories and at least one is wrong.",
+        fix: "Fill the KPI table from the same computed values the script writes to `calculated_metrics.csv`, in the same run, rounding each from the same number.";
+    CheckId::ConsistencyMovementsVsMetrics, Fail, "A metric-based change in unusual_movements.csv cannot be obtained from the values calculated_metrics.csv prints.",
+        why: "A metric-based change in `unusual_movements.csv` cannot be obtained from the values `calculated_metrics.csv` prints, so the flag and the table disagree about how much the metric moved.",
+        fix: "Compute each metric flag's change from the same metric values the script writes to `calculated_metrics.csv` (e.g. margin move = margin minus prior margin), in the same run.";
+    CheckId::ConsistencyYearRange, Fail, "The years in calculated_metrics.csv differ from the manifest's year_range.",
+        why: "The source years printed in `calculated_metrics.csv` differ from the manifest's `year_range`, so the manifest misstates the period the table covers, or the table omits years.",
+        fix: "Write every source year to `calculated_metrics.csv` and set `year_range` from the same years the script read.";
 ];
 
 /// A printed value's interval in base units (fractions for ratios).
@@ -81,7 +88,7 @@ pub fn check(
                 .and_then(|u| u.cells.iter().find(|c| c.t == k.t));
             out.push(
                 Finding::fail(
-                    "consistency.kpi_vs_metrics",
+                    CheckId::ConsistencyKpiVsMetrics,
                     format!(
                         "{} {}: the memo's KPI table prints `{}` but {} prints `{}`; their intervals {} and {} do not overlap",
                         m.id,
@@ -124,7 +131,7 @@ pub fn check(
         if !printed.overlaps(&from_file) {
             out.push(
                 Finding::fail(
-                    "consistency.movements_vs_metrics",
+                    CheckId::ConsistencyMovementsVsMetrics,
                     format!(
                         "{} {}: change `{}` {} cannot come from the metrics file's printed values, which give {} = {}",
                         spec.metrics[m].id,
@@ -154,7 +161,7 @@ pub fn check(
         if years != expected {
             out.push(
                 Finding::fail(
-                    "consistency.year_range",
+                    CheckId::ConsistencyYearRange,
                     format!(
                         "{} prints years {} but {} claims year_range {first}–{last}",
                         spec.artifacts.metrics,

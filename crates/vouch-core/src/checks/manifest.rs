@@ -3,24 +3,51 @@
 
 use crate::checks::{line_at, Context};
 use crate::report::registry::CheckDef;
+use crate::report::CheckId;
 use crate::report::{Family, Finding, Location};
 use crate::source::SourceFacts;
 use serde_json::{Map, Value};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Manifest;
-    "manifest.unreadable", Fail, "analysis_run.json is not UTF-8 text (or holds a NUL byte).";
-    "manifest.parse", Fail, "analysis_run.json is not a JSON object (or nests too deeply).";
-    "manifest.duplicate_key", Warn, "An object in analysis_run.json holds one key twice: JSON readers differ on which counts (vouch, like Python's json, reads the last), so a reader may see another claim than vouch checked.";
-    "manifest.missing_key", Fail, "A required key is absent.";
-    "manifest.input_filename", Fail, "input_filename (base name, upload prefix stripped) is not the source's file name.";
-    "manifest.row_count", Fail, "row_count differs from the source's number of rows.";
-    "manifest.year_range", Fail, "year_range is malformed or differs from the source's first and last year.";
-    "manifest.validation_results", Fail, "validation_results is not an object.";
-    "manifest.identity_claim", Fail, "accounting_equation_passed_every_row is absent, not a boolean, or not what vouch found.";
-    "manifest.claim", Fail, "A known validation claim (columns present, values numeric, years ordered) contradicts the source.";
-    "manifest.script_not_listed", Warn, "generated_filenames lists the five outputs but not the script itself (contract §9)";
-    "manifest.generated_filenames", Fail, "generated_filenames is not a list of names under /mnt/data including all six artifacts, or lists a file the bundle lacks.";
-    "manifest.execution_directory", Fail, "execution_directory is not /mnt/data.";
+    CheckId::ManifestUnreadable, Fail, "analysis_run.json is not UTF-8 text (or holds a NUL byte).",
+        why: "`analysis_run.json` is not UTF-8 text (or holds a NUL byte), so none of the run's own claims (input, rows, years, validation, outputs) was checked.",
+        fix: "Write the manifest with `json.dump` to a file opened with `encoding='utf-8'`.";
+    CheckId::ManifestParse, Fail, "analysis_run.json is not a JSON object (or nests too deeply).",
+        why: "A manifest that is not a JSON object (invalid JSON, a list, too deeply nested) cannot be read by vouch or other tools, so the run's account of itself is lost.",
+        fix: "Write one JSON object, e.g. `json.dump(manifest, f, indent=2)` from a Python dict, and check that `json.load` reads it back.";
+    CheckId::ManifestDuplicateKey, Warn, "An object in analysis_run.json holds one key twice: JSON readers differ on which counts (vouch, like Python's json, reads the last), so a reader may see another claim than vouch checked.",
+        why: "A key given twice in one object means readers may disagree on the claim: vouch and Python's `json` keep the last, other parsers the first, so a reader may see another value than vouch checked.",
+        fix: "Write each key once per object; build the manifest as a Python dict and `json.dump` it instead of assembling JSON text by hand.";
+    CheckId::ManifestMissingKey, Fail, "A required key is absent.",
+        why: "A required key is absent, so the run does not state that fact about itself (input, rows, years, validation, outputs or directory) and it cannot be checked.",
+        fix: "Add the key named in the finding; `input_filename`, `row_count`, `year_range`, `validation_results`, `generated_filenames` and `execution_directory` are all required.";
+    CheckId::ManifestInputFilename, Fail, "input_filename (base name, upload prefix stripped) is not the source's file name.",
+        why: "If `input_filename` does not name the source the bundle is checked against, the run may have analysed another file, and its figures would come from the wrong data.",
+        fix: "Set `input_filename` to the name of the file the script read (a path or upload prefix is fine); if the agent was given the source under another name, pass `--source-name`.";
+    CheckId::ManifestRowCount, Fail, "row_count differs from the source's number of rows.",
+        why: "A `row_count` different from the source's data rows says the script read another or partial file, or counted the header, so its figures may not cover the data.",
+        fix: "Set `row_count` to the number of data rows the script actually read, header excluded.";
+    CheckId::ManifestYearRange, Fail, "year_range is malformed or differs from the source's first and last year.",
+        why: "A malformed `year_range`, or one that differs from the source's first and last year, misstates the period the analysis covers.",
+        fix: "Write `year_range` as `[first, last]`, a `first-last` string or an object with `start` and `end`, using the integer first and last years the script read.";
+    CheckId::ManifestValidationResults, Fail, "validation_results is not an object.",
+        why: "A `validation_results` that is not a JSON object cannot hold the run's named validation claims, so whether the script validated the source is unstated and unchecked.",
+        fix: "Write `validation_results` as a JSON object of named booleans, including `accounting_equation_passed_every_row`.";
+    CheckId::ManifestIdentityClaim, Fail, "accounting_equation_passed_every_row is absent, not a boolean, or not what vouch found.",
+        why: "The `accounting_equation_passed_every_row` claim is absent, not a boolean or contradicts vouch's own test, so the reader is misinformed about the balance sheet; info when some rows cannot be tested.",
+        fix: "Test assets = liabilities + equity in every row with rounding tolerance and write the result as a JSON boolean under the key named by `manifest.identity_claim`.";
+    CheckId::ManifestClaim, Fail, "A known validation claim (columns present, values numeric, years ordered) contradicts the source.",
+        why: "An optional validation claim (columns present, values numeric, years unique and ordered) is not a boolean or says the opposite of what vouch found, so the run misreports the state of its input.",
+        fix: "Compute each claim listed in `manifest.claims` from the data the script read and write it as a JSON boolean, or omit claims the script did not test.";
+    CheckId::ManifestScriptNotListed, Warn, "generated_filenames lists the five outputs but not the script itself (contract §9)",
+        why: "`generated_filenames` lists the five outputs but not `analyze_financials.py`, so the manifest does not name every artifact of the run, including the code that produced the figures.",
+        fix: "Add `analyze_financials.py` (or `/mnt/data/analyze_financials.py`) to `generated_filenames`.";
+    CheckId::ManifestGeneratedFilenames, Fail, "generated_filenames is not a list of names under /mnt/data including all six artifacts, or lists a file the bundle lacks.",
+        why: "If `generated_filenames` is not a list of names directly under `/mnt/data` covering all six artifacts, or lists a file the bundle lacks, the manifest misreports what the run produced.",
+        fix: "List the base names or `/mnt/data/` paths of the files the script wrote, all six artifacts included, and ship every listed file in the bundle.";
+    CheckId::ManifestExecutionDirectory, Fail, "execution_directory is not /mnt/data.",
+        why: "An `execution_directory` other than `manifest.execution_directory` (`/mnt/data`) says the script ran somewhere else, so its inputs and outputs may not be the ones in the bundle.",
+        fix: "Run the script in `/mnt/data` and write that path as `execution_directory` (a trailing slash is accepted).";
 ];
 
 /// What the manifest claimed, for the consistency checks.
@@ -68,7 +95,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
     let spec = ctx.spec;
     let name = spec.artifacts.manifest.as_str();
     let mut reading = ManifestReading::default();
-    let Some(text) = ctx.text(name, "manifest.unreadable", out) else {
+    let Some(text) = ctx.text(name, CheckId::ManifestUnreadable, out) else {
         return reading;
     };
     let obj: Map<String, Value> = match serde_json::from_str::<Value>(text) {
@@ -76,7 +103,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
         Ok(other) => {
             out.push(
                 Finding::fail(
-                    "manifest.parse",
+                    CheckId::ManifestParse,
                     format!("the top level is a {}, not an object", kind(&other)),
                 )
                 .artifact(name),
@@ -85,7 +112,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
         }
         Err(e) => {
             out.push(
-                Finding::fail("manifest.parse", format!("not valid JSON: {e}"))
+                Finding::fail(CheckId::ManifestParse, format!("not valid JSON: {e}"))
                     .artifact(name)
                     .line(e.line()),
             );
@@ -102,7 +129,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
             .collect();
         out.push(
             Finding::warn(
-                "manifest.duplicate_key",
+                CheckId::ManifestDuplicateKey,
                 format!("`{path}` is given more than once; vouch reads the last, and another reader may read the first"),
             )
             .artifact(name)
@@ -127,7 +154,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
         if v.is_none() {
             out.push(
                 Finding::fail(
-                    "manifest.missing_key",
+                    CheckId::ManifestMissingKey,
                     format!("required key `{key}` is absent"),
                 )
                 .artifact(name),
@@ -154,7 +181,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
                 }
                 out.push(
                     Finding::fail(
-                        "manifest.input_filename",
+                        CheckId::ManifestInputFilename,
                         format!(
                             "input_filename is {v}; its base name, without an upload prefix, must be `{}` \
                              (if the agent was given the source under that other name, say so with \
@@ -172,7 +199,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
         if v.as_u64() != Some(stmts.rows as u64) {
             out.push(
                 Finding::fail(
-                    "manifest.row_count",
+                    CheckId::ManifestRowCount,
                     format!("row_count is {v}; the source has {} rows", stmts.rows),
                 )
                 .artifact(name)
@@ -187,7 +214,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
         match parse_year_range(&v) {
             None => out.push(
                 Finding::fail(
-                    "manifest.year_range",
+                    CheckId::ManifestYearRange,
                     format!("year_range {v} is not [first, last], \"first-last\" or {{\"start\", \"end\"}} with integer years"),
                 )
                 .artifact(name)
@@ -199,7 +226,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
                     if r != s {
                         out.push(
                             Finding::fail(
-                                "manifest.year_range",
+                                CheckId::ManifestYearRange,
                                 format!("year_range is {}–{}; the source covers {}–{}", r.0, r.1, s.0, s.1),
                             )
                             .artifact(name)
@@ -214,7 +241,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
         match v.as_object() {
             None => out.push(
                 Finding::fail(
-                    "manifest.validation_results",
+                    CheckId::ManifestValidationResults,
                     format!("validation_results is a {}, not an object", kind(&v)),
                 )
                 .artifact(name)
@@ -224,14 +251,14 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
                 let key = spec.manifest.identity_claim.as_str();
                 match vr.get(key) {
                     None => out.push(
-                        Finding::fail("manifest.identity_claim", format!("validation_results.{key} is absent"))
+                        Finding::fail(CheckId::ManifestIdentityClaim, format!("validation_results.{key} is absent"))
                             .artifact(name)
                             .at(at("validation_results")),
                     ),
                     Some(Value::Bool(b)) if Some(*b) == facts.identity_every_row => {}
                     Some(Value::Bool(b)) if facts.identity_every_row.is_none() => out.push(
                         Finding::info(
-                            "manifest.identity_claim",
+                            CheckId::ManifestIdentityClaim,
                             format!(
                                 "claims {key} = {b}; vouch cannot judge it: no row breaks the identity, but {} cannot be tested (a cell it needs is missing or not a number)",
                                 rows_phrase(stmts.identity_untested.as_slice())
@@ -242,7 +269,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
                     ),
                     Some(Value::Bool(b)) => out.push(
                         Finding::fail(
-                            "manifest.identity_claim",
+                            CheckId::ManifestIdentityClaim,
                             format!(
                                 "claims {key} = {b}, but vouch found the accounting identity {} in every row of the source",
                                 if facts.identity_every_row == Some(true) { "holds" } else { "does not hold" }
@@ -252,7 +279,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
                         .at(at(key)),
                     ),
                     Some(other) => out.push(
-                        Finding::fail("manifest.identity_claim", format!("{key} is {other}, not a JSON boolean"))
+                        Finding::fail(CheckId::ManifestIdentityClaim, format!("{key} is {other}, not a JSON boolean"))
                             .artifact(name)
                             .at(at(key)),
                     ),
@@ -265,7 +292,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
                             (Value::Bool(b), Some(t)) if *b == t => {}
                             (Value::Bool(b), None) => out.push(
                                 Finding::info(
-                                    "manifest.claim",
+                                    CheckId::ManifestClaim,
                                     format!("claims {n} = {b}; vouch cannot determine it for this source"),
                                 )
                                 .artifact(name)
@@ -273,7 +300,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
                             ),
                             (_, truth) => out.push(
                                 Finding::fail(
-                                    "manifest.claim",
+                                    CheckId::ManifestClaim,
                                     match truth {
                                         Some(t) => format!("claims {n} = {v}, but vouch found it {t} for the source"),
                                         None => format!("claims {n} = {v}, not a JSON boolean"),
@@ -296,7 +323,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
         if v.as_str().map(|s| s.trim_end_matches('/')) != Some(expected) {
             out.push(
                 Finding::fail(
-                    "manifest.execution_directory",
+                    CheckId::ManifestExecutionDirectory,
                     format!("execution_directory is {v}; expected \"{expected}\""),
                 )
                 .artifact(name)
@@ -314,7 +341,7 @@ fn check_generated(ctx: &Context, v: &Value, name: &str, loc: Location, out: &mu
     let Some(list) = v.as_array() else {
         out.push(
             Finding::fail(
-                "manifest.generated_filenames",
+                CheckId::ManifestGeneratedFilenames,
                 format!("generated_filenames is a {}, not a list", kind(v)),
             )
             .artifact(name)
@@ -326,7 +353,7 @@ fn check_generated(ctx: &Context, v: &Value, name: &str, loc: Location, out: &mu
     if list.len() > MAX_LISTED {
         out.push(
             Finding::fail(
-                "manifest.generated_filenames",
+                CheckId::ManifestGeneratedFilenames,
                 format!(
                     "generated_filenames lists {} entries; a run writes {} files, so more than \
                      {MAX_LISTED} are not read one by one",
@@ -345,7 +372,7 @@ fn check_generated(ctx: &Context, v: &Value, name: &str, loc: Location, out: &mu
         let Some(s) = entry.as_str() else {
             out.push(
                 Finding::fail(
-                    "manifest.generated_filenames",
+                    CheckId::ManifestGeneratedFilenames,
                     format!("entry {entry} is not a string"),
                 )
                 .artifact(name)
@@ -357,7 +384,7 @@ fn check_generated(ctx: &Context, v: &Value, name: &str, loc: Location, out: &mu
         if s.contains('/') && s.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) != Some(base) {
             out.push(
                 Finding::fail(
-                    "manifest.generated_filenames",
+                    CheckId::ManifestGeneratedFilenames,
                     format!("`{s}` is not a file directly under {dir}"),
                 )
                 .artifact(name)
@@ -367,7 +394,7 @@ fn check_generated(ctx: &Context, v: &Value, name: &str, loc: Location, out: &mu
         if !ctx.bundle.names.contains(base) {
             out.push(
                 Finding::fail(
-                    "manifest.generated_filenames",
+                    CheckId::ManifestGeneratedFilenames,
                     format!("`{s}` is listed but the bundle has no `{base}`"),
                 )
                 .artifact(name)
@@ -389,7 +416,7 @@ fn check_generated(ctx: &Context, v: &Value, name: &str, loc: Location, out: &mu
         if only == ctx.spec.artifacts.script {
             out.push(
                 Finding::warn(
-                    "manifest.script_not_listed",
+                    CheckId::ManifestScriptNotListed,
                     format!(
                         "generated_filenames lists the five outputs but not `{only}` (the script that wrote them); list it too, so the manifest names every artifact of the run"
                     ),
@@ -404,7 +431,7 @@ fn check_generated(ctx: &Context, v: &Value, name: &str, loc: Location, out: &mu
         {
             out.push(
                 Finding::fail(
-                    "manifest.generated_filenames",
+                    CheckId::ManifestGeneratedFilenames,
                     format!("`{artifact}` is not listed"),
                 )
                 .artifact(name)

@@ -12,6 +12,7 @@ pub mod svg;
 
 use crate::bundle::{Artifact, Bundle};
 use crate::recompute::Truth;
+use crate::report::CheckId;
 use crate::report::Finding;
 use crate::source::Statements;
 use crate::spec::Spec;
@@ -39,7 +40,7 @@ impl<'a> Context<'a> {
     pub fn text(
         &self,
         name: &str,
-        unreadable_id: &'static str,
+        unreadable_id: CheckId,
         out: &mut Vec<Finding>,
     ) -> Option<&'a str> {
         artifact_text(self.bundle, name, unreadable_id, out)
@@ -56,7 +57,7 @@ pub fn line_at(text: &str, at: usize) -> usize {
 pub fn artifact_text<'a>(
     bundle: &'a Bundle,
     name: &str,
-    unreadable_id: &'static str,
+    unreadable_id: CheckId,
     out: &mut Vec<Finding>,
 ) -> Option<&'a str> {
     let artifact: &'a Artifact = bundle.get(name)?;
@@ -92,15 +93,27 @@ pub fn artifact_text<'a>(
     }
 }
 
-/// Declare a family's check table tersely: `checks![Family::X; "id", Fail, "meaning"; ...]`.
+/// Declare a family's rule table: one entry per check id, with the four parts of its doc —
+/// `meaning` (what it checks), `why` (why it matters), `fix` (how to fix it); the example is the
+/// finding its defect fixture produces (`docs/check-examples.md`).
+///
+/// ```text
+/// checks![Family::X;
+///     CheckId::XName, Fail, "what it checks",
+///         why: "why it matters",
+///         fix: "how to fix it";
+/// ]
+/// ```
 #[macro_export]
 macro_rules! checks {
-    ($family:expr; $($id:literal, $sev:ident, $meaning:literal;)*) => {
+    ($family:expr; $($id:path, $sev:ident, $meaning:literal, why: $why:literal, fix: $fix:literal;)*) => {
         &[$($crate::report::registry::CheckDef {
             id: $id,
             family: $family,
             severity: $crate::report::Status::$sev,
             meaning: $meaning,
+            why: $why,
+            fix: $fix,
         },)*]
     };
 }

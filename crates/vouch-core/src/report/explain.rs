@@ -1,5 +1,5 @@
-//! `vouch explain CHECK_ID`: a check's page — what it checks (its registry meaning), why it
-//! matters and how to fix it (its family's text), and an example finding (the one its defect
+//! `vouch explain CHECK_ID`: a check's page — what it checks, why it matters and how to fix it
+//! (the three texts of its rule-table entry), and an example finding (the one its defect
 //! fixture produces, kept in `docs/check-examples.md`, which a test regenerates and compares).
 
 use super::{registry, Family, Status};
@@ -9,7 +9,8 @@ use std::fmt::Write;
 /// human report's lines for the first finding of that id on its defect fixture.
 pub const EXAMPLES: &str = include_str!("../../../../docs/check-examples.md");
 
-/// Why a family's checks matter and how their findings are fixed, in general.
+/// Why a family's checks matter and how their findings are fixed, in general (the
+/// introduction of the family's section in `docs/checks.md`).
 pub fn family_text(family: Family) -> (&'static str, &'static str) {
     match family {
         Family::Bundle => (
@@ -88,17 +89,17 @@ fn nearest(id: &str) -> Vec<&'static str> {
     let mut v: Vec<&'static str> = registry::all()
         .iter()
         .filter(|c| {
-            let (f, n) = c.id.split_once('.').unwrap_or(("", c.id));
+            let (f, n) = c.id.as_str().split_once('.').unwrap_or(("", c.id.as_str()));
             (!name.is_empty() && (n.contains(name) || name.contains(n)))
                 || (!fam.is_empty() && f == fam && name.is_empty())
         })
-        .map(|c| c.id)
+        .map(|c| c.id.as_str())
         .collect();
     if v.is_empty() {
         v = registry::all()
             .iter()
-            .filter(|c| c.id.starts_with(fam) && !fam.is_empty())
-            .map(|c| c.id)
+            .filter(|c| c.id.as_str().starts_with(fam) && !fam.is_empty())
+            .map(|c| c.id.as_str())
             .collect();
     }
     v.truncate(8);
@@ -124,7 +125,6 @@ pub fn explain(id: &str) -> Result<String, String> {
             )
         });
     };
-    let (why, fix) = family_text(def.family);
     let effect = match def.severity {
         Status::Fail => "a finding rejects the bundle",
         Status::Warn => "a finding warns; the verdict is unchanged",
@@ -139,8 +139,8 @@ pub fn explain(id: &str) -> Result<String, String> {
         def.severity.as_str()
     );
     let _ = writeln!(out, "What it checks\n  {}\n", def.meaning);
-    let _ = writeln!(out, "Why it matters\n  {why}\n");
-    match example(def.id) {
+    let _ = writeln!(out, "Why it matters\n  {}\n", def.why);
+    match example(def.id.as_str()) {
         Some(ex) => {
             let _ = writeln!(out, "Example (from fixtures/defects/{})", def.id);
             for line in ex.lines() {
@@ -156,6 +156,6 @@ pub fn explain(id: &str) -> Result<String, String> {
             );
         }
     }
-    let _ = writeln!(out, "How to fix\n  {fix}");
+    let _ = writeln!(out, "How to fix\n  {}", def.fix);
     Ok(out)
 }

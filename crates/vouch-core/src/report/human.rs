@@ -1,6 +1,7 @@
 //! The human report: one compiler-style line per failing or warning check, details indented
 //! below, then a summary line. Colour only when asked (the CLI decides: terminal and no NO_COLOR).
 
+use super::CheckId;
 use super::{plural, Finding, Report, Status, Verdict};
 use std::fmt::Write;
 
@@ -22,7 +23,7 @@ struct Group<'a> {
 
 fn group<'a>(findings: impl Iterator<Item = &'a Finding>) -> Vec<Group<'a>> {
     let mut groups: Vec<Group<'a>> = Vec::new();
-    let mut index: std::collections::HashMap<(&str, Status, &str, Option<&str>), usize> =
+    let mut index: std::collections::HashMap<(CheckId, Status, &str, Option<&str>), usize> =
         Default::default();
     for f in findings {
         // A finding on a printed number is its own entry: its numbers differ.

@@ -4,6 +4,7 @@
 //! verdict. Check ids are stable; every id a family can emit is declared in its `CHECKS` table
 //! and collected by [`registry`].
 
+pub mod check_id;
 pub mod explain;
 pub mod github;
 pub mod human;
@@ -13,6 +14,7 @@ pub mod markdown;
 pub mod registry;
 pub mod sarif;
 
+pub use check_id::CheckId;
 use serde::Serialize;
 use std::fmt;
 
@@ -216,7 +218,7 @@ impl NumberDetail {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Finding {
-    pub id: &'static str,
+    pub id: CheckId,
     pub status: Status,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub artifact: Option<String>,
@@ -228,7 +230,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(id: &'static str, status: Status, message: impl Into<String>) -> Finding {
+    pub fn new(id: CheckId, status: Status, message: impl Into<String>) -> Finding {
         Finding {
             id,
             status,
@@ -238,13 +240,13 @@ impl Finding {
             number: None,
         }
     }
-    pub fn fail(id: &'static str, message: impl Into<String>) -> Finding {
+    pub fn fail(id: CheckId, message: impl Into<String>) -> Finding {
         Finding::new(id, Status::Fail, message)
     }
-    pub fn warn(id: &'static str, message: impl Into<String>) -> Finding {
+    pub fn warn(id: CheckId, message: impl Into<String>) -> Finding {
         Finding::new(id, Status::Warn, message)
     }
-    pub fn info(id: &'static str, message: impl Into<String>) -> Finding {
+    pub fn info(id: CheckId, message: impl Into<String>) -> Finding {
         Finding::new(id, Status::Info, message)
     }
     pub fn artifact(mut self, name: impl Into<String>) -> Finding {
@@ -264,7 +266,7 @@ impl Finding {
         self
     }
     pub fn family(&self) -> &str {
-        self.id.split('.').next().unwrap_or(self.id)
+        self.id.family().as_str()
     }
 }
 
@@ -376,11 +378,12 @@ pub fn human_bytes(n: u64) -> String {
 pub const ARTIFACT_LIMIT_KEY: &str = "limits.max_artifact_bytes";
 
 /// Skipped check ids named briefly: all of them up to three, else a count and the first two.
-pub fn name_checks(ids: &[&str]) -> String {
-    if ids.len() > 3 {
-        format!("{} checks ({}, …)", ids.len(), ids[..2].join(", "))
+pub fn name_checks(ids: &[CheckId]) -> String {
+    let names: Vec<&str> = ids.iter().map(|c| c.as_str()).collect();
+    if names.len() > 3 {
+        format!("{} checks ({}, …)", names.len(), names[..2].join(", "))
     } else {
-        ids.join(", ")
+        names.join(", ")
     }
 }
 
@@ -397,22 +400,22 @@ pub const MAX_FINDINGS_PER_CHECK: usize = 500;
 /// the last one kept a finding that says how many more there were (with the worst status among
 /// them, so the verdict is unchanged).
 pub fn cap_findings(findings: Vec<Finding>) -> Vec<Finding> {
-    let mut counts: std::collections::HashMap<&'static str, usize> = Default::default();
+    let mut counts: std::collections::HashMap<CheckId, usize> = Default::default();
     for f in &findings {
         *counts.entry(f.id).or_default() += 1;
     }
     if counts.values().all(|&n| n <= MAX_FINDINGS_PER_CHECK) {
         return findings;
     }
-    let mut seen: std::collections::HashMap<&'static str, usize> = Default::default();
-    let mut dropped: std::collections::HashMap<&'static str, (usize, Status)> = Default::default();
+    let mut seen: std::collections::HashMap<CheckId, usize> = Default::default();
+    let mut dropped: std::collections::HashMap<CheckId, (usize, Status)> = Default::default();
     let mut out = Vec::with_capacity(findings.len().min(counts.len() * MAX_FINDINGS_PER_CHECK));
-    let mut summary_at: Vec<(usize, &'static str, Option<String>)> = Vec::new();
+    let mut summary_at: Vec<(usize, CheckId, Option<String>)> = Vec::new();
     for f in findings {
         let k = seen.entry(f.id).or_default();
         *k += 1;
         if *k <= MAX_FINDINGS_PER_CHECK {
-            if *k == MAX_FINDINGS_PER_CHECK && counts[f.id] > MAX_FINDINGS_PER_CHECK {
+            if *k == MAX_FINDINGS_PER_CHECK && counts[&f.id] > MAX_FINDINGS_PER_CHECK {
                 summary_at.push((out.len() + 1, f.id, f.artifact.clone()));
             }
             out.push(f);
@@ -423,7 +426,7 @@ pub fn cap_findings(findings: Vec<Finding>) -> Vec<Finding> {
         }
     }
     for (at, id, artifact) in summary_at.into_iter().rev() {
-        let (n, status) = dropped[id];
+        let (n, status) = dropped[&id];
         let mut f = Finding::new(
             id,
             status,
@@ -462,9 +465,9 @@ pub struct Report {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Skip {
     pub family: Family,
-    pub checks: Vec<&'static str>,
+    pub checks: Vec<CheckId>,
     /// Checks of the family that ran all the same (before the point that stopped it).
-    pub except: Vec<&'static str>,
+    pub except: Vec<CheckId>,
     pub reason: String,
 }
 
@@ -477,7 +480,10 @@ impl Skip {
 }
 
 /// The checks that run only with `--reexecute`.
-pub const REEXECUTE_CHECKS: [&str; 2] = ["script.reproducible", "script.reproducible_bytes"];
+pub const REEXECUTE_CHECKS: [CheckId; 2] = [
+    CheckId::ScriptReproducible,
+    CheckId::ScriptReproducibleBytes,
+];
 
 impl Report {
     pub fn verdict(&self) -> Verdict {
@@ -524,8 +530,8 @@ impl Report {
         &self,
         summary: &[(&'static registry::CheckDef, Status)],
         with_reexecute: bool,
-    ) -> Vec<(String, Vec<&'static str>)> {
-        let mut groups: Vec<(String, Vec<&'static str>)> = Vec::new();
+    ) -> Vec<(String, Vec<CheckId>)> {
+        let mut groups: Vec<(String, Vec<CheckId>)> = Vec::new();
         for (def, status) in summary {
             if *status != Status::Skipped
                 || !self.families_checked.contains(&def.family)

@@ -36,6 +36,8 @@ pub fn rules() -> Vec<Value> {
             json!({
                 "id": c.id,
                 "shortDescription": { "text": c.meaning },
+                "fullDescription": { "text": c.why },
+                "help": { "text": c.fix },
                 "defaultConfiguration": { "level": level(c.severity) },
                 "properties": { "family": c.family.as_str() },
             })
@@ -132,7 +134,7 @@ pub fn render(report: &Report) -> String {
                 .as_ref()
                 .map(|a| format!("{}/{a}", report.bundle.trim_end_matches('/')));
             result(
-                f.id,
+                f.id.as_str(),
                 f.status,
                 &f.message,
                 file.as_deref(),

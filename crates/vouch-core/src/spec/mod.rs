@@ -224,6 +224,12 @@ pub struct MemoSpec {
     pub difference_cues: Vec<String>,
     /// §9: verbs of change that make the change over a span of years admissible.
     pub change_cues: Vec<String>,
+    /// Nouns of change (`change in`, `increase in` …): before a sum or difference of two items
+    /// (`change in equity minus net income`) they leave its scope open — the change of the
+    /// difference, or the difference of a change and a value — so a number tied to it is
+    /// unverified.
+    #[serde(default)]
+    pub change_nouns: Vec<String>,
     /// Names prose uses for a source column or a metric beyond its header aliases and synonyms
     /// (`OCF`, `op. margin`): read in the memo (and chart titles) only, never as headers. Keyed
     /// by column name or metric id.

@@ -5,6 +5,7 @@
 use super::parse::Doc;
 use super::Scan;
 use crate::checks::Context;
+use crate::report::CheckId;
 use crate::report::Finding;
 use std::collections::BTreeSet;
 
@@ -35,6 +36,38 @@ fn said_absent(before: &str) -> bool {
     })
 }
 
+/// Whether the words around a file name say it is a name pattern, not a file (`does not end in
+/// the expected financial_statements.csv suffix`, `a file matching *_statements.csv`, `named
+/// like x.csv`): the instructions' own pattern quoted is no citation.
+fn names_a_pattern(before: &str, after: &str) -> bool {
+    let mut from = before.len().saturating_sub(48);
+    while !before.is_char_boundary(from) {
+        from += 1;
+    }
+    let ws = super::vocabulary::words(&before[from..]);
+    let last: Vec<&str> = ws.iter().rev().take(3).map(|w| w.lower.as_str()).collect();
+    let before_cue = last.windows(2).any(|w| {
+        matches!(w[1], "end" | "ends" | "ending" | "ended") && matches!(w[0], "in" | "with")
+    }) || last.iter().any(|w| {
+        matches!(
+            *w,
+            "matching" | "match" | "matches" | "pattern" | "suffix" | "like"
+        )
+    });
+    let mut to = after.len().min(24);
+    while !after.is_char_boundary(to) {
+        to -= 1;
+    }
+    let next = super::vocabulary::words(&after[..to]);
+    let after_cue = next.first().is_some_and(|w| {
+        matches!(
+            w.lower.as_str(),
+            "suffix" | "pattern" | "convention" | "naming" | "glob" | "ending"
+        )
+    });
+    before_cue || after_cue
+}
+
 pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
     let mut files: Vec<(String, usize, &str)> = Vec::new();
     let mut years: BTreeSet<(usize, i32)> = BTreeSet::new();
@@ -42,6 +75,7 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
         files.extend(
             s.files
                 .iter()
+                .filter(|f| !names_a_pattern(&b.text[..f.start], &b.text[f.end..]))
                 .map(|f| (f.name.clone(), b.line_at(f.start), "text")),
         );
         files.extend(
@@ -67,7 +101,7 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
         allowed.extend(ctx.spec.artifacts.all());
         out.push(
             Finding::fail(
-                "memo.unknown_file",
+                CheckId::MemoUnknownFile,
                 format!(
                     "the memo cites `{name}` (in its {whence}), which is neither the source file nor an artifact \
                      of this run ({}); a citation must point at a file the reader has",
@@ -83,7 +117,7 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
             if !range.contains(&year) {
                 out.push(
                     Finding::warn(
-                        "memo.year_out_of_range",
+                        CheckId::MemoYearOutOfRange,
                         format!(
                             "the memo cites {year}, outside the source's years {first}–{last}; the data say nothing \
                              about that year"

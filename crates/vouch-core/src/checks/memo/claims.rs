@@ -238,6 +238,26 @@ fn combination_joint(text: &str) -> bool {
     )
 }
 
+/// Whether `before` ends with a noun of change (`memo.change_nouns`: `change in`, `increase
+/// in` …), which leaves the scope of a sum or difference after it open.
+fn after_change_noun(ctx: &Context, before: &str) -> bool {
+    let tail: Vec<String> = before
+        .split_whitespace()
+        .rev()
+        .take(3)
+        .map(|w| w.to_lowercase())
+        .collect();
+    ctx.spec.memo.change_nouns.iter().any(|n| {
+        let words: Vec<&str> = n.split_whitespace().collect();
+        words.len() <= tail.len()
+            && words
+                .iter()
+                .rev()
+                .zip(tail.iter())
+                .all(|(a, b)| a.eq_ignore_ascii_case(b))
+    })
+}
+
 /// Money-valued subjects (a ratio of them is meaningful): line items and money metrics.
 fn money(ctx: &Context, e: Entity) -> bool {
     match e {
@@ -359,7 +379,11 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
             if let (MarkKind::Known(a), MarkKind::Known(b), true) =
                 (&prev.kind, &m.kind, combination_joint(joint_word))
             {
-                if money(ctx, *a) && money(ctx, *b) && !joint.contains('(') {
+                if money(ctx, *a)
+                    && money(ctx, *b)
+                    && !joint.contains('(')
+                    && !after_change_noun(ctx, &text[..prev.start])
+                {
                     let op = if matches!(joint_word.trim(), "+" | "plus") {
                         Op::Plus
                     } else {
@@ -1708,6 +1732,27 @@ fn read_sentence(
                 })
                 .flatten();
             let mut share_base: Option<Entity> = None;
+            // `0.5% of revenue, 2.2% of OCF and 9.7% of net income`: the item before a share is
+            // the base of the share before it, not this one's numerator (named elsewhere).
+            if let (Ok(Subject::One(a)), Some(_)) = (&subject, &share) {
+                let base_of_earlier_share = ms
+                    .iter()
+                    .rfind(|m| m.end <= n.start && matches!(m.kind, MarkKind::Known(x) if x == *a))
+                    .is_some_and(|m| {
+                        let before = text[..m.start].trim_end().to_ascii_lowercase();
+                        before.ends_with("% of") || before.ends_with("percent of")
+                    });
+                if base_of_earlier_share {
+                    emit(
+                        n,
+                        Target::Unverified(
+                            "a share in a list of shares whose numerator is named elsewhere".into(),
+                        ),
+                        &plausible,
+                    );
+                    continue;
+                }
+            }
             if let (Ok(Subject::One(a)), Some(sh)) = (&subject, share) {
                 subject = match sh {
                     Ok(Some(MarkKind::Known(b))) if *a == b => {

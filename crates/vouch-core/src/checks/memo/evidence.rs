@@ -14,6 +14,7 @@ use super::parse::{BlockKind, Doc};
 use super::vocabulary::contains_term;
 use super::Scan;
 use crate::checks::Context;
+use crate::report::CheckId;
 use crate::report::Finding;
 
 pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
@@ -94,7 +95,7 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
             None => "no paragraph mentions it together with".to_string(),
         };
         let mut f = Finding::fail(
-            "memo.missing_evidence",
+            CheckId::MemoMissingEvidence,
             format!(
                 "evidence topic `{}` ({}) is not backed: {why} a source year and a file name; a claim the \
                  reader cannot trace to the data is not evidence",

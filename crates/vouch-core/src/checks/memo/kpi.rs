@@ -16,6 +16,7 @@ use crate::numbers::{
     Judgement, Num, Printed, Scale,
 };
 use crate::recompute::Truth;
+use crate::report::CheckId;
 use crate::report::{Coverage, Finding, Location, NumberDetail, Shown};
 use crate::spec::Unit;
 use num_traits::Signed;
@@ -258,7 +259,7 @@ pub fn check(
     if tables.is_empty() {
         out.push(
             Finding::fail(
-                "memo.kpi_table_missing",
+                CheckId::MemoKpiTableMissing,
                 format!(
                     "section `{}` holds no table with years as its columns or rows; the contract requires the \
                      key figures as a table a reader can check year by year",
@@ -288,7 +289,7 @@ pub fn check(
                 if !label.trim().is_empty() {
                     out.push(
                         Finding::info(
-                            "memo.kpi_unmatched_label",
+                            CheckId::MemoKpiUnmatchedLabel,
                             format!("KPI label `{label}` matches no §2 metric or source line item; its values are not checked"),
                         )
                         .line(group[0].line),
@@ -327,7 +328,7 @@ fn check_label(
                 if truth.metrics[m].not_meaningful[t] {
                     out.push(
                         Finding::info(
-                            "memo.kpi_not_meaningful",
+                            CheckId::MemoKpiNotMeaningful,
                             format!("KPI `{label}` {}: left blank where the value is not meaningful (§2)", c.year),
                         )
                         .at(loc(c, label)),
@@ -339,7 +340,7 @@ fn check_label(
         let Some(p) = cell_number(c.text) else {
             out.push(
                 Finding::warn(
-                    "memo.kpi_not_a_number",
+                    CheckId::MemoKpiNotANumber,
                     format!("KPI `{label}` {}: `{}` is neither a number nor a blank, so it cannot be checked", c.year, c.text),
                 )
                 .at(loc(c, label)),
@@ -352,7 +353,7 @@ fn check_label(
             unreadable += 1;
             out.push(
                 Finding::info(
-                    "memo.unverified_number",
+                    CheckId::MemoUnverifiedNumber,
                     format!(
                         "KPI `{label}` {}: `{}` is unverified: a {} under a label vouch reads as a money item, so the label names something else",
                         c.year,
@@ -388,7 +389,7 @@ fn check_label(
         let Some(t) = t else {
             out.push(
                 Finding::fail(
-                    "memo.number_out_of_range",
+                    CheckId::MemoNumberOutOfRange,
                     format!(
                         "KPI `{label}` prints `{}` for {}, a year the source does not contain; the data cannot support it",
                         p.raw, c.year
@@ -416,7 +417,7 @@ fn check_label(
         let Some(((variant, x), j)) = best(&cands, &p, &factor) else {
             out.push(
                 Finding::fail(
-                    "memo.kpi_undefined",
+                    CheckId::MemoKpiUndefined,
                     format!(
                         "KPI `{label}` {}: prints `{}` where the value is undefined (no prior year, a missing input or a \
                          zero denominator); the cell must be blank",
@@ -442,7 +443,7 @@ fn check_label(
             if width > &share * magnitude {
                 out.push(
                     Finding::warn(
-                        "memo.imprecise",
+                        CheckId::MemoImprecise,
                         format!(
                             "KPI `{label}` {}: `{}` stands for an interval {} wide, more than {}% of the value; too coarse \
                              to tell plausible values apart",
@@ -472,7 +473,7 @@ fn check_label(
         if not_meaningful && j.agreement == Agreement::Pass {
             out.push(
                 Finding::info(
-                    "memo.kpi_not_meaningful",
+                    CheckId::MemoKpiNotMeaningful,
                     format!("KPI `{label}` {}: `{}` is the arithmetic value of a not-meaningful cell (§2)", c.year, p.raw),
                 )
                 .at(loc(c, label))
@@ -490,9 +491,9 @@ fn check_label(
             show_k(&j.k)
         );
         let f = if j.agreement == Agreement::Warn && !not_meaningful {
-            Finding::warn("memo.kpi_value", msg)
+            Finding::warn(CheckId::MemoKpiValue, msg)
         } else {
-            Finding::fail("memo.kpi_value", msg)
+            Finding::fail(CheckId::MemoKpiValue, msg)
         };
         out.push(f.at(loc(c, label)).number(detail()));
     }

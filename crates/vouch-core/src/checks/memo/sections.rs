@@ -7,6 +7,7 @@
 use super::lex::{char_at, digits, eq_fold, literal, ws_len};
 use super::parse::{BlockKind, Doc};
 use crate::names::fold;
+use crate::report::CheckId;
 use crate::report::Finding;
 use crate::spec::Spec;
 
@@ -154,7 +155,7 @@ pub fn check(spec: &Spec, doc: &Doc, out: &mut Vec<Finding>) -> Vec<Option<Secti
         if let Some(again) = headings[hpos + 1..].iter().find(|h| &h.2 == key) {
             out.push(
                 Finding::warn(
-                    "memo.duplicate_section",
+                    CheckId::MemoDuplicateSection,
                     format!(
                         "section `{}` has a second heading (line {}; the first is on line {line}); vouch reads \
                          the first as the section, and a reader cannot tell which one holds the analysis",
@@ -216,7 +217,7 @@ pub fn check(spec: &Spec, doc: &Doc, out: &mut Vec<Finding>) -> Vec<Option<Secti
             lookalike[s].get_or_insert(line);
             out.push(
                 Finding::warn(
-                    "memo.heading_lookalike",
+                    CheckId::MemoHeadingLookalike,
                     format!(
                         "`{raw}` is {what}, not a Markdown heading, though it reads like the section `{0}`; \
                          write it as a heading (`## {0}`) so readers and tools can find the section",
@@ -233,7 +234,7 @@ pub fn check(spec: &Spec, doc: &Doc, out: &mut Vec<Finding>) -> Vec<Option<Secti
         match span {
             None => {
                 let mut f = Finding::fail(
-                    "memo.missing_section",
+                    CheckId::MemoMissingSection,
                     format!(
                         "the memo has no `{name}` heading (any level, ATX `##` or setext); the contract requires \
                          this section so the memo covers every part of the analysis"
@@ -257,7 +258,7 @@ pub fn check(spec: &Spec, doc: &Doc, out: &mut Vec<Finding>) -> Vec<Option<Secti
                 if words < spec.memo.min_section_words {
                     out.push(
                         Finding::fail(
-                            "memo.section_too_short",
+                            CheckId::MemoSectionTooShort,
                             format!(
                                 "section `{name}` holds {words} word(s), fewer than the {} the contract requires",
                                 spec.memo.min_section_words
@@ -286,7 +287,7 @@ pub fn check(spec: &Spec, doc: &Doc, out: &mut Vec<Finding>) -> Vec<Option<Secti
         };
         out.push(
             Finding::warn(
-                "memo.section_order",
+                CheckId::MemoSectionOrder,
                 format!(
                     "section `{}` (line {line}) is out of order{why}; the contract orders the sections {}",
                     spec.memo.sections[s],

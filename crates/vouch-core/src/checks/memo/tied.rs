@@ -18,6 +18,7 @@ use crate::checks::metrics::MetricsReading;
 use crate::checks::Context;
 use crate::numbers::{int, judge, show_auto, show_k, Agreement, Judgement, Num};
 use crate::recompute::Truth;
+use crate::report::CheckId;
 use crate::report::{Coverage, Finding, Location, NumberDetail};
 use num_traits::{Signed, Zero};
 use std::collections::HashMap;
@@ -528,7 +529,7 @@ pub fn check(
                     ctx, truth, metrics, c, *subject, years, roles, &mut cache, &mut found,
                 );
                 let out_of_range =
-                    *own_years && found.iter().any(|f| f.id == "memo.number_out_of_range");
+                    *own_years && found.iter().any(|f| f.id == CheckId::MemoNumberOutOfRange);
                 match o {
                     Outcome::Verified if found.is_empty() => Outcome::Verified,
                     _ if !out_of_range && plausibly(ctx, truth, metrics, c, &mut cache) => {
@@ -554,7 +555,7 @@ pub fn check(
                 coverage.unverified += 1;
                 out.push(
                     Finding::info(
-                        "memo.unverified_number",
+                        CheckId::MemoUnverifiedNumber,
                         format!(
                             "`{}` in “{}” is unverified: {why}",
                             c.number.printed.raw,
@@ -667,7 +668,7 @@ fn judge_claim(
             let year = *year;
             out.push(
                 Finding::fail(
-                    "memo.number_out_of_range",
+                    CheckId::MemoNumberOutOfRange,
                     format!(
                         "“{}” ties `{}` to {} in {year}, a year the source does not contain; the data cannot \
                          support a figure for it",
@@ -770,7 +771,7 @@ fn judge_claim(
                 d.recomputed = Some("undefined".into());
                 out.push(
                     Finding::fail(
-                        "memo.contradicted_number",
+                        CheckId::MemoContradictedNumber,
                         format!(
                             "“{}” ties `{}` to {} in {year}, but that value is undefined in the source (a missing \
                              input, no prior year or a zero denominator)",
@@ -833,9 +834,9 @@ fn judge_claim(
         show_k(&j.k)
     );
     let f = if j.agreement == Agreement::Warn {
-        Finding::warn("memo.contradicted_number", msg)
+        Finding::warn(CheckId::MemoContradictedNumber, msg)
     } else {
-        Finding::fail("memo.contradicted_number", msg)
+        Finding::fail(CheckId::MemoContradictedNumber, msg)
     };
     out.push(
         f.at(Location {

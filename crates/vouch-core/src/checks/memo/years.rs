@@ -58,6 +58,37 @@ fn end_offset(text: &str, chars: &[(usize, char)], j: usize) -> usize {
 }
 
 /// Every year cited in `text`, in order.
+/// `2019–24` or `FY2021-22`: the two-digit end of a range whose first year ends at `at`, and the
+/// index after it. The end must be later than the start (`2019-18` is not a range).
+fn short_range_end(
+    text: &str,
+    chars: &[(usize, char)],
+    at: usize,
+    year: i32,
+) -> Option<(YearMention, usize)> {
+    let j = at + 1;
+    if !chars
+        .get(at)
+        .is_some_and(|d| matches!(d.1, '-' | '–' | '—'))
+        || j >= chars.len()
+        || digit_run(chars, j) != 2
+        || !free_after(chars, j + 2)
+    {
+        return None;
+    }
+    let end = year / 100 * 100 + number_at(chars, j, 2);
+    (end > year).then(|| {
+        (
+            YearMention {
+                year: end,
+                start: chars[j].0,
+                end: end_offset(text, chars, j + 2),
+            },
+            j + 2,
+        )
+    })
+}
+
 pub fn years(text: &str) -> Vec<YearMention> {
     // Every form holds ASCII digits.
     if !text.bytes().any(|b| b.is_ascii_digit()) {
@@ -94,7 +125,13 @@ pub fn years(text: &str) -> Vec<YearMention> {
                         start: chars[i].0,
                         end: end_offset(text, &chars, j + run),
                     });
-                    i = j + run;
+                    i = match short_range_end(text, &chars, j + run, year) {
+                        Some((end, next)) => {
+                            out.push(end);
+                            next
+                        }
+                        None => j + run,
+                    };
                     continue;
                 }
             }
@@ -111,25 +148,10 @@ pub fn years(text: &str) -> Vec<YearMention> {
                         start: chars[i].0,
                         end: end_offset(text, &chars, i + 4),
                     });
-                    // `2019–24`: a two-digit end of a range.
-                    let j = i + 5;
-                    if chars
-                        .get(i + 4)
-                        .is_some_and(|d| matches!(d.1, '-' | '–' | '—'))
-                        && j < chars.len()
-                        && digit_run(&chars, j) == 2
-                        && free_after(&chars, j + 2)
-                    {
-                        let end = year / 100 * 100 + number_at(&chars, j, 2);
-                        if end > year {
-                            out.push(YearMention {
-                                year: end,
-                                start: chars[j].0,
-                                end: end_offset(text, &chars, j + 2),
-                            });
-                            i = j + 2;
-                            continue;
-                        }
+                    if let Some((end, next)) = short_range_end(text, &chars, i + 4, year) {
+                        out.push(end);
+                        i = next;
+                        continue;
                     }
                 }
             }
@@ -331,6 +353,9 @@ mod tests {
         assert_eq!(ys("2019–2024"), vec![2019, 2024]);
         assert_eq!(ys("2019-24"), vec![2019, 2024]);
         assert_eq!(ys("FY2021–FY2025"), vec![2021, 2025]);
+        assert_eq!(ys("the FY2021-22 step-up"), vec![2021, 2022]);
+        assert_eq!(ys("FY2021–22"), vec![2021, 2022]);
+        assert_eq!(ys("FY2021-20"), vec![2021]);
     }
 
     #[test]

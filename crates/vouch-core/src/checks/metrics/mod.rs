@@ -2,6 +2,7 @@
 //! and §7): layout, names and synonyms, one variant and one scale per metric, undefined and
 //! not-meaningful cells, missing metrics, years and values.
 
+use crate::report::CheckId;
 pub mod layout;
 
 use crate::checks::Context;
@@ -16,24 +17,60 @@ use crate::spec::{MetricSpec, Spec, Unit};
 use layout::{LayoutError, RawSeries};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Metrics;
-    "metrics.unreadable", Fail, "calculated_metrics.csv is not UTF-8 text (or holds a NUL byte).";
-    "metrics.layout", Fail, "No wide, long or transposed layout could be recognised.";
-    "metrics.missing_metric", Fail, "A §2 metric with defined values has no column/row in the file.";
-    "metrics.duplicate_metric", Fail, "Two columns or rows (or long-layout rows for one year) hold the same metric.";
-    "metrics.extra_metric", Info, "A column or row names no §2 metric (allowed).";
-    "metrics.missing_year", Fail, "A source year is absent from the file.";
-    "metrics.extra_year", Fail, "The file has a year that is not in the source.";
-    "metrics.extra_label", Info, "A row or column label is not a year (e.g. an average); ignored.";
-    "metrics.missing_value", Fail, "A cell is blank where the metric is defined (and meaningful).";
-    "metrics.non_numeric", Fail, "A value cell is neither a number nor a blank token.";
-    "metrics.undefined_value", Fail, "A number is printed where the metric is undefined (first year, missing input, zero denominator).";
-    "metrics.value", Fail, "A printed value disagrees with the recomputed value beyond one unit of its last digit (warns between half a unit and one unit).";
-    "metrics.mixed_variant", Fail, "Cells of one metric are explained only by different accepted variants.";
-    "metrics.mixed_scale", Fail, "Cells of one ratio metric are printed on different scales (fraction vs percent).";
-    "metrics.scale_hint", Warn, "A percent hint (header or % signs) contradicts the scale the values fit.";
-    "metrics.imprecise", Warn, "A ratio or multiple is printed with fewer significant digits than `metrics_file.min_significant_digits` (3 by default).";
-    "metrics.source_value", Fail, "A column named after a source line item prints a value that is not the source's, at any thousands scale (a misstated input).";
-    "metrics.not_meaningful", Info, "A not-meaningful cell (negative denominator or base) is blank or holds its arithmetic value.";
+    CheckId::MetricsUnreadable, Fail, "calculated_metrics.csv is not UTF-8 text (or holds a NUL byte).",
+        why: "`calculated_metrics.csv` is not UTF-8 text (or holds a NUL byte), so no metric in it was checked, and the memo and movements that quote it have no verified table behind them.",
+        fix: "Have the script write the file as UTF-8 text, e.g. `open(path, 'w', encoding='utf-8', newline='')` with the `csv` module, and nothing binary.";
+    CheckId::MetricsLayout, Fail, "No wide, long or transposed layout could be recognised.",
+        why: "When the file is not CSV, is empty, or has no recognisable wide, long or transposed layout, no metric value can be located, so the whole table goes unchecked.",
+        fix: "Write a `year` column plus a column per metric (wide), or year, metric and value columns named as in `metrics_file.long_year_columns`, `metrics_file.long_metric_columns` and `metrics_file.long_value_columns`, or a row per metric under year headers.";
+    CheckId::MetricsMissingMetric, Fail, "A §2 metric with defined values has no column/row in the file.",
+        why: "A contract metric with defined values is absent from `calculated_metrics.csv`, so a reader lacks it and memo claims about it have no table to trace to.",
+        fix: "Add a column or row for it, computed with the formula in the finding and named by its id or a synonym from the spec's `[[metrics]]` (words in `metrics_file.header_descriptors` may follow).";
+    CheckId::MetricsDuplicateMetric, Fail, "Two columns or rows (or long-layout rows for one year) hold the same metric.",
+        why: "Two equally good names for one metric, or two values for one year, make the table say two things about the same figure; vouch judges only the first and a reader cannot tell which is meant.",
+        fix: "Keep one column or row per metric and one value per metric and year: drop the duplicate header, repeated year row or repeated long-layout row.";
+    CheckId::MetricsExtraMetric, Info, "A column or row names no §2 metric (allowed).",
+        why: "Reported so the reader knows this column or row is not a contract metric (or is a less exact second name for one) and its values were not checked against the source.",
+        fix: "Nothing to fix: extra columns are allowed. Rename it to a metric id or synonym if it was meant to be one, or remove a redundant second copy.";
+    CheckId::MetricsMissingYear, Fail, "A source year is absent from the file.",
+        why: "A source year absent from `calculated_metrics.csv` hides that year's metrics from the reader and anything quoting the table, and makes the table's years disagree with the source.",
+        fix: "Write a row (wide), column (transposed) or rows (long) for every source year; leave undefined first-year cells blank instead of dropping the year.";
+    CheckId::MetricsExtraYear, Fail, "The file has a year that is not in the source.",
+        why: "A year the source does not contain has no data behind it, so its figures are invented or come from another source, yet a reader would take them as computed.",
+        fix: "Remove that year from `calculated_metrics.csv`; print only years present in the source CSV.";
+    CheckId::MetricsExtraLabel, Info, "A row or column label is not a year (e.g. an average); ignored.",
+        why: "Reported because a row or column label is not a year (e.g. `Average`); vouch ignores it, so its values are not checked and should not be read as verified.",
+        fix: "Nothing to fix: summary rows or columns are allowed. Move them out if the table should hold years only.";
+    CheckId::MetricsMissingValue, Fail, "A cell is blank where the metric is defined (and meaningful).",
+        why: "A blank cell where the metric is defined and meaningful withholds a figure the reader needs, and may hide a value the script failed to compute.",
+        fix: "Fill the cell with the metric computed by the formula in the finding; leave cells blank only where the metric is undefined or not meaningful.";
+    CheckId::MetricsNonNumeric, Fail, "A value cell is neither a number nor a blank token.",
+        why: "A cell that is neither a number nor a blank token (e.g. `high`) cannot be checked or reused, and the reader gets words where a figure belongs.",
+        fix: "Print a number (`0.4521`, `45.21%`, `1.53x`) or a blank token from `names.blanks` (empty, `n/a`, `nm`) in that cell.";
+    CheckId::MetricsUndefinedValue, Fail, "A number is printed where the metric is undefined (first year, missing input, zero denominator).",
+        why: "A number where the metric is undefined (first year of a growth or average-based metric, missing input, zero denominator) is made up, yet a reader would trust it as computed from the source.",
+        fix: "Leave the cell blank (or a token from `names.blanks`) where every formula variant is undefined; never fill the first year with 0 or a guess.";
+    CheckId::MetricsValue, Fail, "A printed value disagrees with the recomputed value beyond one unit of its last digit (warns between half a unit and one unit).",
+        why: "A value more than one unit of its last digit from the recomputed one misstates that metric for that year, and the memo, chart or any reader of the table inherits the error; within one unit it only warns.",
+        fix: "Recompute with the formula shown in the finding from the source values, in decimal arithmetic, and round to the nearest last digit rather than truncating.";
+    CheckId::MetricsMixedVariant, Fail, "Cells of one metric are explained only by different accepted variants.",
+        why: "Cells of one metric explained only by different accepted formulas (e.g. two quick-ratio definitions) make the series inconsistent, so a year-to-year change may come from the switch of formula.",
+        fix: "Compute every year of the metric with the same variant: the one the finding says the other cells use (or switch them all).";
+    CheckId::MetricsMixedScale, Fail, "Cells of one ratio metric are printed on different scales (fraction vs percent).",
+        why: "Fractions and percents mixed in one ratio metric (`0.72` next to `72.19`) make some years look 100 times larger than others, misleading anyone comparing years.",
+        fix: "Print every cell of the metric on one scale: all fractions (`0.7219`) or all percents (`72.19` or `72.19%`).";
+    CheckId::MetricsScaleHint, Warn, "A percent hint (header or % signs) contradicts the scale the values fit.",
+        why: "A header or `%` hint says percent while the values fit fractions (or the reverse), so a reader may misread the ratio by a factor of 100.",
+        fix: "Make the header agree with the values: drop `%`, `pct` or `percent` from the header when printing fractions, or print percents under it.";
+    CheckId::MetricsImprecise, Warn, "A ratio or multiple is printed with fewer significant digits than `metrics_file.min_significant_digits` (3 by default).",
+        why: "A ratio or multiple with fewer significant digits than `metrics_file.min_significant_digits` (e.g. `0.72`) stands for a wide interval, hiding real year-to-year differences and letting a wrong value pass.",
+        fix: "Print ratios and multiples with at least `metrics_file.min_significant_digits` significant digits, e.g. `0.7219` or `72.19%` rather than `0.72`.";
+    CheckId::MetricsSourceValue, Fail, "A column named after a source line item prints a value that is not the source's, at any thousands scale (a misstated input).",
+        why: "A column named after a source line item (e.g. `revenue`) whose value matches the source at no thousands scale misstates an input, and a reader would take it as the company's reported figure.",
+        fix: "Copy the line item's values from the source CSV unchanged (one consistent scale such as thousands is accepted), or rename the column if it holds something else.";
+    CheckId::MetricsNotMeaningful, Info, "A not-meaningful cell (negative denominator or base) is blank or holds its arithmetic value.",
+        why: "Reported because the metric's denominator or base is negative that year (negative equity, a net loss, a negative prior value), so the ratio is not meaningful; a blank or its arithmetic value are both accepted.",
+        fix: "Nothing to fix. Consider leaving such cells blank and saying in the memo why the ratio is not meaningful for that year.";
 ];
 
 /// One printed value of a metric in `calculated_metrics.csv`.
@@ -150,7 +187,7 @@ fn source_echo(
         let j = judge(x, &printed, &crate::numbers::one());
         out.push(
             Finding::fail(
-                "metrics.source_value",
+                CheckId::MetricsSourceValue,
                 format!(
                     "`{}` {y}: `{}` is not the source's {} ({}) at any thousands scale; a misstated input",
                     s.label,
@@ -186,21 +223,21 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
     let Some(truth) = ctx.truth else {
         return reading;
     };
-    let Some(text) = ctx.text(name, "metrics.unreadable", out) else {
+    let Some(text) = ctx.text(name, CheckId::MetricsUnreadable, out) else {
         return reading;
     };
     let table = match layout::parse(text, spec) {
         Ok(t) => t,
         Err(LayoutError::Csv(e)) => {
-            out.push(Finding::fail("metrics.layout", e).artifact(name));
+            out.push(Finding::fail(CheckId::MetricsLayout, e).artifact(name));
             return reading;
         }
         Err(LayoutError::Empty) => {
-            out.push(Finding::fail("metrics.layout", "the file has no rows").artifact(name));
+            out.push(Finding::fail(CheckId::MetricsLayout, "the file has no rows").artifact(name));
             return reading;
         }
         Err(LayoutError::Unrecognised(why)) => {
-            out.push(Finding::fail("metrics.layout", why).artifact(name));
+            out.push(Finding::fail(CheckId::MetricsLayout, why).artifact(name));
             return reading;
         }
     };
@@ -212,7 +249,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
         match yl.year {
             None => out.push(
                 Finding::info(
-                    "metrics.extra_label",
+                    CheckId::MetricsExtraLabel,
                     format!("label `{}` is not a year; ignored", yl.label),
                 )
                 .artifact(name)
@@ -220,7 +257,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
             ),
             Some(y) if truth.year_index(y).is_none() => out.push(
                 Finding::fail(
-                    "metrics.extra_year",
+                    CheckId::MetricsExtraYear,
                     format!(
                         "year {y} is not in the source ({}–{})",
                         truth.years[0],
@@ -241,7 +278,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
         if !seen_years.contains(&y) {
             out.push(
                 Finding::fail(
-                    "metrics.missing_year",
+                    CheckId::MetricsMissingYear,
                     format!(
                         "source year {y} has no {} in the file",
                         match table.layout {
@@ -274,7 +311,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
             Some((m, rank)) => match assigned[m] {
                 Some((first, r)) if r == rank => out.push(
                     Finding::fail(
-                        "metrics.duplicate_metric",
+                        CheckId::MetricsDuplicateMetric,
                         format!(
                             "`{}` and `{}` both hold {}; only one is allowed",
                             first.label, s.label, spec.metrics[m].id
@@ -310,7 +347,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
             ),
         };
         out.push(
-            Finding::info("metrics.extra_metric", message)
+            Finding::info(CheckId::MetricsExtraMetric, message)
                 .artifact(name)
                 .at(s.location.clone()),
         );
@@ -329,7 +366,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
                 if truth.metrics[m].any_defined() {
                     out.push(
                         Finding::fail(
-                            "metrics.missing_metric",
+                            CheckId::MetricsMissingMetric,
                             format!(
                                 "metric `{}` ({}) is missing",
                                 metric.id, metric.variants[0].formula
@@ -385,7 +422,7 @@ fn check_series(
         if present[t] {
             out.push(
                 Finding::fail(
-                    "metrics.duplicate_metric",
+                    CheckId::MetricsDuplicateMetric,
                     format!("{} has two values for {}", metric.id, years[t]),
                 )
                 .artifact(name)
@@ -402,7 +439,7 @@ fn check_series(
         let Some(printed) = parse_number(&raw.text) else {
             out.push(
                 Finding::fail(
-                    "metrics.non_numeric",
+                    CheckId::MetricsNonNumeric,
                     format!("`{}` is neither a number nor a blank", raw.text),
                 )
                 .artifact(name)
@@ -414,7 +451,7 @@ fn check_series(
             if truth.cells.iter().all(|v| v[t].value().is_none()) {
                 out.push(
                     Finding::fail(
-                        "metrics.undefined_value",
+                        CheckId::MetricsUndefinedValue,
                         format!(
                             "{} is undefined in {} ({why}); the cell must be blank, not `{}`",
                             metric.id, years[t], printed.raw
@@ -438,7 +475,7 @@ fn check_series(
         {
             out.push(
                 Finding::fail(
-                    "metrics.missing_value",
+                    CheckId::MetricsMissingValue,
                     format!("{} has no value for {}", metric.id, years[t]),
                 )
                 .artifact(name)
@@ -461,7 +498,7 @@ fn check_series(
         if choice.hint_contradicted {
             out.push(
                 Finding::warn(
-                    "metrics.scale_hint",
+                    CheckId::MetricsScaleHint,
                     format!(
                         "`{}` hints at percents but its values fit the {} scale",
                         series.label,
@@ -525,7 +562,7 @@ fn check_series(
             // The chosen variant is undefined here but another is not: a different variant.
             out.push(
                 Finding::fail(
-                    "metrics.mixed_variant",
+                    CheckId::MetricsMixedVariant,
                     format!("{} in {}: `{}` uses a variant other than `{vname}` used by the other cells", metric.id, years[c.t], c.printed.raw),
                 )
                 .artifact(name)
@@ -548,7 +585,7 @@ fn check_series(
                 if nm {
                     out.push(
                         Finding::info(
-                            "metrics.not_meaningful",
+                            CheckId::MetricsNotMeaningful,
                             format!("{} in {} is not meaningful (negative denominator or base); its arithmetic value is accepted", metric.id, years[c.t]),
                         )
                         .artifact(name)
@@ -559,7 +596,7 @@ fn check_series(
             }
             Some(Agreement::Warn) => out.push(
                 Finding::warn(
-                    "metrics.value",
+                    CheckId::MetricsValue,
                     format!("{} in {}: `{}` is off by more than half a unit of its last digit (truncated or double-rounded?)", metric.id, years[c.t], c.printed.raw),
                 )
                 .artifact(name)
@@ -579,7 +616,7 @@ fn check_series(
                     && judge(x, &c.printed, &other_scale.factor()).agreement <= Agreement::Warn;
                 let f = if let Some(ov) = other_variant {
                     Finding::fail(
-                        "metrics.mixed_variant",
+                        CheckId::MetricsMixedVariant,
                         format!(
                             "{} in {}: `{}` matches variant `{}` ({}) but the metric's other cells use `{vname}`",
                             metric.id, years[c.t], c.printed.raw, metric.variants[ov].name, metric.variants[ov].formula
@@ -587,7 +624,7 @@ fn check_series(
                     )
                 } else if fits_other_scale {
                     Finding::fail(
-                        "metrics.mixed_scale",
+                        CheckId::MetricsMixedScale,
                         format!(
                             "{} in {}: `{}` is on the {} scale but the metric's other cells are on the {} scale",
                             metric.id, years[c.t], c.printed.raw, other_scale.name(), cs.name()
@@ -595,7 +632,7 @@ fn check_series(
                     )
                 } else {
                     Finding::fail(
-                        "metrics.value",
+                        CheckId::MetricsValue,
                         format!("{} in {}: `{}` does not match the recomputed value", metric.id, years[c.t], c.printed.raw),
                     )
                 };
@@ -608,7 +645,7 @@ fn check_series(
         {
             out.push(
                 Finding::warn(
-                    "metrics.imprecise",
+                    CheckId::MetricsImprecise,
                     format!(
                         "{} in {}: `{}` has {} significant digit(s); print at least {}",
                         metric.id,
@@ -644,7 +681,7 @@ fn blank_cell(
     if truth.not_meaningful[t] {
         out.push(
             Finding::info(
-                "metrics.not_meaningful",
+                CheckId::MetricsNotMeaningful,
                 format!(
                     "{} in {} is not meaningful (negative denominator or base); left blank",
                     metric.id,
@@ -658,7 +695,7 @@ fn blank_cell(
     }
     out.push(
         Finding::fail(
-            "metrics.missing_value",
+            CheckId::MetricsMissingValue,
             format!(
                 "{} in {} is blank but defined",
                 metric.id,

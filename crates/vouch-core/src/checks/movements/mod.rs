@@ -2,6 +2,7 @@
 //! every expected (year, item) present, no spurious or unknown rows, change values right under
 //! §7 with their scale detected per column.
 
+use crate::report::CheckId;
 mod table;
 
 use crate::checks::metrics::MetricsReading;
@@ -16,15 +17,33 @@ use crate::spec::{RuleItems, Spec};
 use num_traits::{Signed, Zero};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Movements;
-    "movements.unreadable", Fail, "unusual_movements.csv is not UTF-8 text (or holds a NUL byte).";
-    "movements.parse", Fail, "unusual_movements.csv is not a CSV table with year and item columns.";
-    "movements.missing", Fail, "An expected flag (year, item) is absent.";
-    "movements.spurious", Fail, "A listed (year, item) is not supported by any rule.";
-    "movements.unknown_item", Fail, "A row's item is neither a source line item nor a §2 metric (a warning when its year and change are those of a flag that is otherwise missing: the flag under another name).";
-    "movements.rule_mismatch", Warn, "A row names a rule that does not fire, while another rule supports the pair.";
-    "movements.duplicate_row", Warn, "A row repeats an earlier row's year, item and rule: the file lists one movement twice, so its count overstates the flags.";
-    "movements.extra_flag", Info, "A row is supported only by an accepted extra rule (a move of a metric or derived column of at least `movements.extra_growth_threshold`, 15 % by default).";
-    "movements.change", Fail, "A printed change value disagrees with the rule's change (wrong value or sign); warns within one unit.";
+    CheckId::MovementsUnreadable, Fail, "unusual_movements.csv is not UTF-8 text (or holds a NUL byte).",
+        why: "`unusual_movements.csv` is not UTF-8 text (or holds a NUL byte), so no flag was checked and a reader cannot tell whether material movements were caught.",
+        fix: "Have the script write the file as UTF-8 text with the `csv` module (`encoding='utf-8'`), and nothing binary.";
+    CheckId::MovementsParse, Fail, "unusual_movements.csv is not a CSV table with year and item columns.",
+        why: "Without parseable CSV with a year column and an item column, no row can be matched to a movement, so the whole flag list goes unchecked.",
+        fix: "Give the file a header with a year and an item column named as in `movements.year_columns` and `movements.item_columns`, e.g. `year,item,rule,change`.";
+    CheckId::MovementsMissing, Fail, "An expected flag (year, item) is absent.",
+        why: "A change that crosses a contract rule's threshold is not flagged, so a reader relying on `unusual_movements.csv` misses a material movement.",
+        fix: "Add a row for that year and item; evaluate every rule in `movements.rules` in exact decimal arithmetic with inclusive thresholds, so a move of exactly the threshold is flagged.";
+    CheckId::MovementsSpurious, Fail, "A listed (year, item) is not supported by any rule (or is dated in the first source year or outside the source).",
+        why: "A row no rule supports, or one dated in the first source year or outside the source, flags a movement that did not happen and sends the reader chasing noise.",
+        fix: "Remove the row or correct its year or item; check the script's threshold test (inclusive, exact arithmetic, growth on the absolute prior value).";
+    CheckId::MovementsUnknownItem, Fail, "A row's item is neither a source line item nor a §2 metric (a warning when its year and change are those of a flag that is otherwise missing: the flag under another name).",
+        why: "An item that is neither a source line item nor a contract metric cannot be traced to any data, so a reader cannot check what moved; it only warns when its year and change match an expected flag.",
+        fix: "Name the item by its source header, canonical name or alias, or by a metric id or synonym (e.g. `accounts_receivable`, `operating_margin`).";
+    CheckId::MovementsRuleMismatch, Warn, "A row names a rule that does not fire, while another rule supports the pair.",
+        why: "The row names a rule that does not fire for its year and item while another rule does, so the stated reason for the flag is wrong and a reader misjudges why the item moved.",
+        fix: "Put the rule that fires (named in the finding) in the rule column, with one row per rule that fires.";
+    CheckId::MovementsDuplicateRow, Warn, "A row repeats an earlier row's year, item and rule: the file lists one movement twice, so its count overstates the flags.",
+        why: "The same year, item and rule listed twice makes the file overstate how many unusual movements there are.",
+        fix: "Remove the repeated row; have the script deduplicate flags on year, item and rule before writing `unusual_movements.csv`.";
+    CheckId::MovementsExtraFlag, Info, "A row is supported only by an accepted extra rule (a move of a metric or derived column of at least `movements.extra_growth_threshold`, 15 % by default).",
+        why: "Reported because the row is supported only by an accepted extra rule, a move of at least `movements.extra_growth_threshold` in a metric or derived column, or a move from a zero base, not by a required rule.",
+        fix: "Nothing to fix: such extra flags are allowed. Drop them if the file should list only the contract's required flags.";
+    CheckId::MovementsChange, Fail, "A printed change value disagrees with the rule's change (wrong value or sign); warns within one unit.",
+        why: "A change with the wrong size or sign misstates how far and which way the item moved, and a reader would size the risk on it; a non-numeric change fails too, and within one unit it warns.",
+        fix: "Print the change of the rule that fires (formula in the finding): growth as (x - prev)/|prev|, margin moves as the point difference, the receivables gap; one scale per column.";
 ];
 
 /// A row's item once resolved.
@@ -374,19 +393,19 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
     let Some(truth) = ctx.truth else {
         return reading;
     };
-    let Some(text) = ctx.text(name, "movements.unreadable", out) else {
+    let Some(text) = ctx.text(name, CheckId::MovementsUnreadable, out) else {
         return reading;
     };
     let table = match table::parse(text, spec) {
         Ok(t) => t,
         Err(table::TableError::Csv(e)) => {
-            out.push(Finding::fail("movements.parse", e).artifact(name));
+            out.push(Finding::fail(CheckId::MovementsParse, e).artifact(name));
             return reading;
         }
         Err(table::TableError::MissingColumn(what, header)) => {
             out.push(
                 Finding::fail(
-                    "movements.parse",
+                    CheckId::MovementsParse,
                     format!("no {what} column found in header `{header}`"),
                 )
                 .artifact(name),
@@ -462,7 +481,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
         let Some(t) = row_t else {
             out.push(
                 Finding::fail(
-                    "movements.spurious",
+                    CheckId::MovementsSpurious,
                     format!(
                         "`{}` is not a year after the first source year ({}–{}); no movement can be flagged for it",
                         row.year,
@@ -484,7 +503,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
         if let Some(first) = first_rows.get(&(t, res.item, rule_key.clone())) {
             out.push(
                 Finding::warn(
-                    "movements.duplicate_row",
+                    CheckId::MovementsDuplicateRow,
                     format!(
                         "{} in {} is listed again{}",
                         item_name(spec, stmts, res.item),
@@ -510,7 +529,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
         if flags.is_empty() && zero_base(stmts, res.item, t) {
             out.push(
                 Finding::info(
-                    "movements.extra_flag",
+                    CheckId::MovementsExtraFlag,
                     format!(
                         "{item} in {} moves from a zero base to a non-zero value: an accepted extra flag (no rule's \
                          percentage is defined, its change is not judged)",
@@ -525,7 +544,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
         if flags.is_empty() {
             out.push(
                 Finding::fail(
-                    "movements.spurious",
+                    CheckId::MovementsSpurious,
                     format!(
                         "{item} in {} is flagged but no rule fires for it",
                         truth.years[t]
@@ -548,7 +567,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             } else {
                 out.push(
                     Finding::warn(
-                        "movements.rule_mismatch",
+                        CheckId::MovementsRuleMismatch,
                         format!(
                             "{item} in {}: rule `{}` does not fire, but {} does",
                             truth.years[t],
@@ -564,7 +583,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
         if flags.iter().all(|f| !f.required) {
             out.push(
                 Finding::info(
-                    "movements.extra_flag",
+                    CheckId::MovementsExtraFlag,
                     format!(
                         "{item} in {} is supported by an accepted extra rule ({})",
                         truth.years[t],
@@ -583,9 +602,12 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
                 let p = change_number(c);
                 if p.is_none() {
                     out.push(
-                        Finding::fail("movements.change", format!("change `{c}` is not a number"))
-                            .artifact(name)
-                            .at(loc.clone()),
+                        Finding::fail(
+                            CheckId::MovementsChange,
+                            format!("change `{c}` is not a number"),
+                        )
+                        .artifact(name)
+                        .at(loc.clone()),
                     );
                 }
                 p
@@ -680,17 +702,17 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
         let negated = judge(&-x.clone(), p, &s.factor()).agreement == Agreement::Pass;
         let f = if best_a == Agreement::Warn {
             Finding::warn(
-                "movements.change",
+                CheckId::MovementsChange,
                 format!("{item} in {year}: change `{}` is off by more than half a unit of its last digit", p.raw),
             )
         } else if negated {
             Finding::fail(
-                "movements.change",
+                CheckId::MovementsChange,
                 format!("{item} in {year}: change `{}` has the wrong sign", p.raw),
             )
         } else {
             Finding::fail(
-                "movements.change",
+                CheckId::MovementsChange,
                 format!(
                     "{item} in {year}: change `{}` does not match the recomputed change",
                     p.raw
@@ -726,7 +748,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             let u = unknown.swap_remove(i);
             out.push(
                 Finding::warn(
-                    "movements.unknown_item",
+                    CheckId::MovementsUnknownItem,
                     format!(
                         "`{}` is not a name vouch knows, but its year and change `{}` are those \
                          of the flag expected for {} in {}: read as that flag (name the item as \
@@ -744,7 +766,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
         }
         out.push(
             Finding::fail(
-                "movements.missing",
+                CheckId::MovementsMissing,
                 format!(
                     "{} in {} should be flagged by `{}`: change {} {unit}, threshold {}{} {unit}",
                     item_name(spec, stmts, f.item),
@@ -782,7 +804,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
     for u in unknown {
         out.push(
             Finding::fail(
-                "movements.unknown_item",
+                CheckId::MovementsUnknownItem,
                 format!("`{}` is neither a source line item nor a §2 metric", u.item),
             )
             .artifact(name)

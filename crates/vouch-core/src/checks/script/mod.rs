@@ -7,6 +7,7 @@
 //! `[script]` section and [`stdlib`]. Comments and strings are never code here: a comment
 //! `# import socket` or a string `"subprocess"` is not an import.
 
+use crate::report::CheckId;
 mod bound;
 pub mod python;
 pub mod stdlib;
@@ -18,17 +19,39 @@ use crate::spec::Spec;
 use python::{Import, ImportForm, OsVia, Reading, Script, Span};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Script;
-    "script.unreadable", Fail, "The script is not valid UTF-8 (or holds a NUL byte).";
-    "script.syntax", Fail, "The script does not parse as Python 3.12 source (the first error's line is shown).";
-    "script.non_stdlib_import", Fail, "An import names a module outside CPython 3.12's `sys.stdlib_module_names`.";
-    "script.network_or_process", Fail, "A network or process module is imported, or `os`'s process functions (system, popen, exec*, spawn*, posix_spawn*, fork*) are referenced, however `os` is reached.";
-    "script.relative_import", Fail, "A relative import (`from . import x`): the script must be one self-contained file.";
-    "script.dynamic_import", Warn, "`__import__` or `importlib.import_module` with a module name that is not a string literal: what it imports cannot be checked.";
-    "script.missing_artifact_name", Fail, "One of the five other artifacts' file names appears in no string literal of the script.";
-    "script.reproducible", Fail, "`--reexecute`: the script, re-run under bubblewrap on the source, writes a metrics or movements CSV value or a manifest contract field that differs from the bundle's (or does not write the file).";
-    "script.reproducible_bytes", Warn, "`--reexecute`: the re-run writes a memo or chart whose sha256 differs from the bundle's.";
-    "script.reexecution_failed", Fail, "`--reexecute`: the script, re-run under bubblewrap, fails, is killed by a limit (CPU, memory, file size, processes) or times out.";
-    "script.reexecuted", Info, "`--reexecute`: the script was re-run under bubblewrap; which artifacts it reproduced exactly.";
+    CheckId::ScriptUnreadable, Fail, "The script is not valid UTF-8 (or holds a NUL byte).",
+        why: "`analyze_financials.py` is not UTF-8 text (or holds a NUL byte), so it is not the plain Python source asked for and none of its imports or artifact names could be checked.",
+        fix: "Save the script as UTF-8 Python source with nothing binary in it.";
+    CheckId::ScriptSyntax, Fail, "The script does not parse as Python 3.12 source (the first error's line is shown).",
+        why: "A script that does not parse as Python `script.python_version` cannot have produced the artifacts as it stands, and its imports were not checked.",
+        fix: "Fix the error at the line shown, avoid syntax newer than `script.python_version`, and confirm with `python3.12 -m py_compile analyze_financials.py`.";
+    CheckId::ScriptNonStdlibImport, Fail, "An import names a module outside CPython 3.12's `sys.stdlib_module_names`.",
+        why: "The task allows the standard library only and the sandbox has no third-party packages, so a script importing one (e.g. `pandas`) could not run there as shipped.",
+        fix: "Replace the import with standard-library code (`csv`, `decimal`, `json`, `statistics`); the allowed names are CPython 3.12's `sys.stdlib_module_names`.";
+    CheckId::ScriptNetworkOrProcess, Fail, "A network or process module is imported, or `os`'s process functions (system, popen, exec*, spawn*, posix_spawn*, fork*) are referenced, however `os` is reached.",
+        why: "Network or process access (e.g. `socket`, `subprocess`, `os.system`) lets the script send data out or run other programs, breaking the network-less sandbox the analysis must run in.",
+        fix: "Remove the import or call and do the work in plain Python; the forbidden names are `script.forbidden_modules` and `script.forbidden_os_calls` in the spec.";
+    CheckId::ScriptRelativeImport, Fail, "A relative import (`from . import x`): the script must be one self-contained file.",
+        why: "A relative import needs other files that are not in the bundle, so the script is not self-contained and the run cannot be reproduced from it.",
+        fix: "Inline the imported code into `analyze_financials.py` and delete the relative import.";
+    CheckId::ScriptDynamicImport, Warn, "`__import__` or `importlib.import_module` with a module name that is not a string literal: what it imports cannot be checked.",
+        why: "`__import__` or `importlib.import_module` with a computed name hides what is imported, so vouch cannot tell whether it stays in the standard library or reaches the network.",
+        fix: "Use plain `import` statements, or pass the module name as a string literal.";
+    CheckId::ScriptMissingArtifactName, Fail, "One of the five other artifacts' file names appears in no string literal of the script.",
+        why: "If no string literal of the script names an artifact's file, the script probably did not write it, so the bundle's copy may come from elsewhere (hand-edited or another tool).",
+        fix: "Have the script write that artifact itself, naming it in a string literal such as `'/mnt/data/calculated_metrics.csv'`.";
+    CheckId::ScriptReproducible, Fail, "`--reexecute`: the script, re-run under bubblewrap on the source, writes a metrics or movements CSV value or a manifest contract field that differs from the bundle's (or does not write the file).",
+        why: "Under `--reexecute`, the script re-run on the source writes other metrics or movements values or manifest contract fields (or no file), so the bundle was edited afterwards or came from another script or source.",
+        fix: "Regenerate all artifacts with one run of the final script on the source, do not edit its outputs by hand, and remove anything nondeterministic from the values.";
+    CheckId::ScriptReproducibleBytes, Warn, "`--reexecute`: the re-run writes a memo or chart whose sha256 differs from the bundle's.",
+        why: "Under `--reexecute`, the re-run writes a memo or chart with another sha256; this may be an embedded date or id, but an edited memo or a chart drawn elsewhere looks the same.",
+        fix: "Make memo and chart output deterministic (no timestamps or random ids; for matplotlib set `svg.hashsalt` and `metadata={'Date': None}`) and ship the files of the final run.";
+    CheckId::ScriptReexecutionFailed, Fail, "`--reexecute`: the script, re-run under bubblewrap, fails, is killed by a limit (CPU, memory, file size, processes) or times out.",
+        why: "Under `--reexecute`, the script fails, times out or hits a CPU, memory, file-size or process limit in the sandbox (or the bundle has no readable script), so it cannot have produced the bundle as it stands.",
+        fix: "Run the script in a clean directory holding only the source, with no network, and fix the error its standard error shows (quoted in the finding); keep it within the limits.";
+    CheckId::ScriptReexecuted, Info, "`--reexecute`: the script was re-run under bubblewrap; which artifacts it reproduced exactly.",
+        why: "Reported so the reader knows the script was re-run under bubblewrap on a copy of the source and which artifacts it reproduced exactly; differences are reported as their own findings.",
+        fix: "Nothing to fix: this records that the re-run happened; act on the `script.reproducible*` findings, if any.";
 ];
 
 /// The names `from os import *` binds that could match a `forbidden_os_calls` pattern (CPython
@@ -70,7 +93,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) {
 /// the source is read.
 pub fn check_bundle(spec: &Spec, bundle: &crate::bundle::Bundle, out: &mut Vec<Finding>) {
     let name = spec.artifacts.script.as_str();
-    if let Some(text) = super::artifact_text(bundle, name, "script.unreadable", out) {
+    if let Some(text) = super::artifact_text(bundle, name, CheckId::ScriptUnreadable, out) {
         judge(spec, text, out);
     }
 }
@@ -91,7 +114,7 @@ pub fn judge(spec: &Spec, text: &str, out: &mut Vec<Finding>) {
             };
             found.push(
                 Finding::fail(
-                    "script.syntax",
+                    CheckId::ScriptSyntax,
                     format!(
                         "the script does not parse as Python {version}: {message}, at `{shown}`{more}; \
                          a script that does not run cannot have produced the artifacts, and its imports \
@@ -111,7 +134,7 @@ fn judge_script(spec: &Spec, script: &Script, found: &mut Findings) {
     for p in &script.version_problems {
         found.push(
             Finding::fail(
-                "script.syntax",
+                CheckId::ScriptSyntax,
                 format!(
                     "`{}` is not Python {version} syntax: {}",
                     p.at.text, p.message
@@ -126,7 +149,7 @@ fn judge_script(spec: &Spec, script: &Script, found: &mut Findings) {
     for at in &script.dynamic_imports {
         found.push(
             Finding::warn(
-                "script.dynamic_import",
+                CheckId::ScriptDynamicImport,
                 format!(
                     "`{}` imports a module whose name is not a string literal; vouch cannot tell \
                      whether it is in the standard library or opens the network",
@@ -151,7 +174,7 @@ fn judge_script(spec: &Spec, script: &Script, found: &mut Findings) {
         };
         found.push(
             Finding::fail(
-                "script.network_or_process",
+                CheckId::ScriptNetworkOrProcess,
                 format!(
                     "{how} in `{}` (forbidden: `{pattern}`); the script must not run or fork processes",
                     r.at.text
@@ -169,7 +192,7 @@ fn judge_import(spec: &Spec, import: &Import, found: &mut Findings) {
     if import.level > 0 {
         found.push(
             Finding::fail(
-                "script.relative_import",
+                CheckId::ScriptRelativeImport,
                 format!(
                     "{shown} is a relative import in `{}`; the script must be a single file that \
                      imports only the standard library",
@@ -184,7 +207,7 @@ fn judge_import(spec: &Spec, import: &Import, found: &mut Findings) {
     if spec.script.forbidden_modules.iter().any(|m| m == top) {
         found.push(
             Finding::fail(
-                "script.network_or_process",
+                CheckId::ScriptNetworkOrProcess,
                 format!(
                     "{shown} in `{}` gives network or process access (`{top}`); the analysis runs \
                      in a network-less sandbox and must not need either",
@@ -196,7 +219,7 @@ fn judge_import(spec: &Spec, import: &Import, found: &mut Findings) {
     } else if !stdlib::is_stdlib(top) {
         found.push(
             Finding::fail(
-                "script.non_stdlib_import",
+                CheckId::ScriptNonStdlibImport,
                 format!(
                     "{shown} in `{}`: `{top}` is not in CPython {}'s standard library \
                      (sys.stdlib_module_names); the task allows the standard library only",
@@ -241,7 +264,7 @@ fn judge_artifact_names(spec: &Spec, script: &Script, found: &mut Findings) {
         if !script.literals.iter().any(|l| names_file(&l.value, name)) {
             found.push(
                 Finding::fail(
-                    "script.missing_artifact_name",
+                    CheckId::ScriptMissingArtifactName,
                     format!(
                         "no string literal in the script names `{name}`; the script is meant to \
                          write every artifact, so the bundle's `{name}` may not come from it"
@@ -273,7 +296,7 @@ fn names_file(literal: &str, name: &str) -> bool {
 struct Findings {
     artifact: String,
     list: Vec<Finding>,
-    dropped: Vec<(&'static str, usize)>,
+    dropped: Vec<(CheckId, usize)>,
 }
 
 impl Findings {

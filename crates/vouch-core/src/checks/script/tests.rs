@@ -16,17 +16,17 @@ fn run(src: &str) -> Vec<Finding> {
 }
 
 /// `(status, id, line)` of every finding for `src` (with the artifact names appended).
-fn found(src: &str) -> Vec<(Status, &'static str, Option<usize>)> {
+fn found(src: &str) -> Vec<(Status, CheckId, Option<usize>)> {
     run(&format!("{src}{NAMES_ALL}"))
         .iter()
         .map(|f| (f.status, f.id, f.location.line))
         .collect()
 }
 
-fn fails(src: &str, id: &str, line: usize) {
+fn fails(src: &str, id: CheckId, line: usize) {
     let got = found(src);
     assert!(
-        got.contains(&(Status::Fail, leak(id), Some(line))),
+        got.contains(&(Status::Fail, id, Some(line))),
         "expected fail {id} at line {line} for:\n{src}\ngot {got:?}"
     );
 }
@@ -39,26 +39,18 @@ fn clean(src: &str) {
     );
 }
 
-fn leak(id: &str) -> &'static str {
-    CHECKS
-        .iter()
-        .find(|c| c.id == id)
-        .map(|c| c.id)
-        .expect("a declared id")
-}
-
 // --- syntax ---------------------------------------------------------------------------------
 
 #[test]
 fn script_that_does_not_parse_is_a_syntax_error_with_its_line() {
-    fails("import os\n\ndef f(:\n    pass\n", "script.syntax", 3);
+    fails("import os\n\ndef f(:\n    pass\n", CheckId::ScriptSyntax, 3);
 }
 
 #[test]
 fn syntax_error_skips_the_other_checks() {
     let got = found("import requests\nx = (\n");
     assert!(
-        got.iter().all(|(_, id, _)| *id == "script.syntax"),
+        got.iter().all(|(_, id, _)| *id == CheckId::ScriptSyntax),
         "{got:?}"
     );
 }
@@ -68,7 +60,7 @@ fn syntax_newer_than_312_is_a_syntax_error() {
     // PEP 758 (3.14): `except A, B:` without parentheses.
     fails(
         "try:\n    pass\nexcept ValueError, TypeError:\n    pass\n",
-        "script.syntax",
+        CheckId::ScriptSyntax,
         3,
     );
 }
@@ -81,17 +73,17 @@ fn syntax_of_312_is_accepted() {
 #[test]
 fn parenthesis_nesting_beyond_cpythons_limit_is_a_syntax_error() {
     let deep = format!("x = {}1{}\n", "(".repeat(250), ")".repeat(250));
-    fails(&format!("import os\n{deep}"), "script.syntax", 2);
+    fails(&format!("import os\n{deep}"), CheckId::ScriptSyntax, 2);
 }
 
 #[test]
 fn very_deep_expressions_are_refused_before_parsing_without_crashing() {
     let chain = format!("x = 1{}\n", " + 1".repeat(200_000));
-    fails(&chain, "script.syntax", 1);
+    fails(&chain, CheckId::ScriptSyntax, 1);
     let unary = format!("x = {}1\n", "-".repeat(200_000));
-    fails(&unary, "script.syntax", 1);
+    fails(&unary, CheckId::ScriptSyntax, 1);
     let nots = format!("x = {}y\n", "not ".repeat(100_000));
-    fails(&nots, "script.syntax", 1);
+    fails(&nots, CheckId::ScriptSyntax, 1);
 }
 
 #[test]
@@ -112,7 +104,7 @@ fn indentation_beyond_cpythons_limit_is_a_syntax_error() {
     let got = found(&src);
     assert!(
         got.iter()
-            .any(|(s, id, _)| *s == Status::Fail && *id == "script.syntax"),
+            .any(|(s, id, _)| *s == Status::Fail && *id == CheckId::ScriptSyntax),
         "{got:?}"
     );
 }
@@ -157,92 +149,100 @@ fn stdlib_imports_of_every_form_are_fine() {
 
 #[test]
 fn plain_import_of_a_third_party_module_fails() {
-    fails("import csv\nimport numpy\n", "script.non_stdlib_import", 2);
+    fails(
+        "import csv\nimport numpy\n",
+        CheckId::ScriptNonStdlibImport,
+        2,
+    );
 }
 
 #[test]
 fn dotted_aliased_and_from_imports_of_third_party_modules_fail() {
-    fails("import pandas.io as pio\n", "script.non_stdlib_import", 1);
-    fails("import numpy as np\n", "script.non_stdlib_import", 1);
+    fails(
+        "import pandas.io as pio\n",
+        CheckId::ScriptNonStdlibImport,
+        1,
+    );
+    fails("import numpy as np\n", CheckId::ScriptNonStdlibImport, 1);
     fails(
         "from matplotlib import pyplot\n",
-        "script.non_stdlib_import",
+        CheckId::ScriptNonStdlibImport,
         1,
     );
     fails(
         "from matplotlib.pyplot import plot\n",
-        "script.non_stdlib_import",
+        CheckId::ScriptNonStdlibImport,
         1,
     );
-    fails("import os, requests\n", "script.non_stdlib_import", 1);
+    fails("import os, requests\n", CheckId::ScriptNonStdlibImport, 1);
 }
 
 #[test]
 fn imports_inside_functions_try_and_if_count() {
     fails(
         "def f():\n    import yaml\n    return yaml\n",
-        "script.non_stdlib_import",
+        CheckId::ScriptNonStdlibImport,
         2,
     );
     fails(
         "try:\n    import orjson as json\nexcept ImportError:\n    import json\n",
-        "script.non_stdlib_import",
+        CheckId::ScriptNonStdlibImport,
         2,
     );
     fails(
         "if True:\n    from scipy import stats\n",
-        "script.non_stdlib_import",
+        CheckId::ScriptNonStdlibImport,
         2,
     );
     fails(
         "class A:\n    def m(self):\n        with open('x'):\n            import attrs\n",
-        "script.non_stdlib_import",
+        CheckId::ScriptNonStdlibImport,
         4,
     );
 }
 
 #[test]
 fn modules_removed_in_python_312_are_not_stdlib() {
-    fails("import distutils.util\n", "script.non_stdlib_import", 1);
-    fails("import imp\n", "script.non_stdlib_import", 1);
-    fails("import asyncore\n", "script.non_stdlib_import", 1);
+    fails("import distutils.util\n", CheckId::ScriptNonStdlibImport, 1);
+    fails("import imp\n", CheckId::ScriptNonStdlibImport, 1);
+    fails("import asyncore\n", CheckId::ScriptNonStdlibImport, 1);
 }
 
 #[test]
 fn literal_dynamic_imports_are_checked_like_imports() {
     fails(
         "x = __import__('requests')\n",
-        "script.non_stdlib_import",
+        CheckId::ScriptNonStdlibImport,
         1,
     );
     fails(
         "import importlib\nx = importlib.import_module('numpy')\n",
-        "script.non_stdlib_import",
+        CheckId::ScriptNonStdlibImport,
         2,
     );
     fails(
         "import importlib as il\nx = il.import_module('numpy.linalg')\n",
-        "script.non_stdlib_import",
+        CheckId::ScriptNonStdlibImport,
         2,
     );
     fails(
         "from importlib import import_module\nx = import_module('socket')\n",
-        "script.network_or_process",
+        CheckId::ScriptNetworkOrProcess,
         2,
     );
     fails(
         "import importlib\nx = importlib.__import__('subprocess')\n",
-        "script.network_or_process",
+        CheckId::ScriptNetworkOrProcess,
         2,
     );
     fails(
         "import builtins\nx = builtins.__import__('ssl')\n",
-        "script.network_or_process",
+        CheckId::ScriptNetworkOrProcess,
         2,
     );
     fails(
         "x = __import__(name='urllib.request')\n",
-        "script.network_or_process",
+        CheckId::ScriptNetworkOrProcess,
         1,
     );
 }
@@ -251,17 +251,17 @@ fn literal_dynamic_imports_are_checked_like_imports() {
 fn non_literal_dynamic_imports_warn() {
     let got = found("name = 'json'\nm = __import__(name)\n");
     assert!(
-        got.contains(&(Status::Warn, "script.dynamic_import", Some(2))),
+        got.contains(&(Status::Warn, CheckId::ScriptDynamicImport, Some(2))),
         "{got:?}"
     );
     let got = found("import importlib\nmods = ['json']\nm = importlib.import_module(mods[0])\n");
     assert!(
-        got.contains(&(Status::Warn, "script.dynamic_import", Some(3))),
+        got.contains(&(Status::Warn, CheckId::ScriptDynamicImport, Some(3))),
         "{got:?}"
     );
     let got = found("import importlib\nm = importlib.import_module(f'{x}')\n");
     assert!(
-        got.contains(&(Status::Warn, "script.dynamic_import", Some(2))),
+        got.contains(&(Status::Warn, CheckId::ScriptDynamicImport, Some(2))),
         "{got:?}"
     );
 }
@@ -273,17 +273,21 @@ fn an_unrelated_import_module_method_is_not_an_import() {
 
 #[test]
 fn relative_imports_fail() {
-    fails("from . import helpers\n", "script.relative_import", 1);
-    fails("from .helpers import load\n", "script.relative_import", 1);
-    fails("from ..pkg import x\n", "script.relative_import", 1);
+    fails("from . import helpers\n", CheckId::ScriptRelativeImport, 1);
+    fails(
+        "from .helpers import load\n",
+        CheckId::ScriptRelativeImport,
+        1,
+    );
+    fails("from ..pkg import x\n", CheckId::ScriptRelativeImport, 1);
     fails(
         "import importlib\nm = importlib.import_module('.helpers', 'pkg')\n",
-        "script.relative_import",
+        CheckId::ScriptRelativeImport,
         2,
     );
     fails(
         "m = __import__('helpers', globals(), locals(), [], 1)\n",
-        "script.relative_import",
+        CheckId::ScriptRelativeImport,
         1,
     );
 }
@@ -309,7 +313,7 @@ fn network_and_process_modules_fail_in_every_form() {
         ("from ctypes import CDLL\n", 1),
         ("def f():\n    import pty\n", 2),
     ] {
-        fails(src, "script.network_or_process", line);
+        fails(src, CheckId::ScriptNetworkOrProcess, line);
     }
 }
 
@@ -318,7 +322,7 @@ fn a_network_module_is_not_also_reported_as_non_stdlib() {
     let got = found("import socket\n");
     assert_eq!(
         got,
-        vec![(Status::Fail, "script.network_or_process", Some(1))]
+        vec![(Status::Fail, CheckId::ScriptNetworkOrProcess, Some(1))]
     );
 }
 
@@ -367,7 +371,7 @@ fn os_process_calls_fail_in_every_form() {
         ),
         ("import posix\nposix.system('ls')\n", 2),
     ] {
-        fails(src, "script.network_or_process", line);
+        fails(src, CheckId::ScriptNetworkOrProcess, line);
     }
 }
 
@@ -479,7 +483,7 @@ o.system('ls')
             3,
         ),
     ] {
-        fails(src, "script.network_or_process", line);
+        fails(src, CheckId::ScriptNetworkOrProcess, line);
     }
     // What analyses do use stays clean.
     clean(
@@ -495,32 +499,32 @@ fn bindings_made_after_their_use_still_count() {
     for (src, id, line) in [
         (
             "def f():\n    o.system('ls')\no = os\nimport os\n",
-            "script.network_or_process",
+            CheckId::ScriptNetworkOrProcess,
             2,
         ),
         (
             "def f():\n    p.fork()\np = o\no = os\nimport os\n",
-            "script.network_or_process",
+            CheckId::ScriptNetworkOrProcess,
             2,
         ),
         (
             "def f():\n    system('ls')\nfrom os import *\n",
-            "script.network_or_process",
+            CheckId::ScriptNetworkOrProcess,
             2,
         ),
         (
             "def f():\n    im('socket')\nfrom importlib import import_module as im\n",
-            "script.network_or_process",
+            CheckId::ScriptNetworkOrProcess,
             2,
         ),
         (
             "def f():\n    il.import_module('yaml')\nimport importlib as il\n",
-            "script.non_stdlib_import",
+            CheckId::ScriptNonStdlibImport,
             2,
         ),
         (
             "def f():\n    q.popen('ls')\n    (q := o)\no = os\nimport os\n",
-            "script.network_or_process",
+            CheckId::ScriptNetworkOrProcess,
             2,
         ),
     ] {
@@ -529,7 +533,7 @@ fn bindings_made_after_their_use_still_count() {
     // A chain longer than the four binding walks is followed no further.
     let got = found("def f():\n    d.system('ls')\nd = c\nc = b\nb = a\na = os\nimport os\n");
     assert!(
-        !got.contains(&(Status::Fail, "script.network_or_process", Some(2))),
+        !got.contains(&(Status::Fail, CheckId::ScriptNetworkOrProcess, Some(2))),
         "{got:?}"
     );
 }
@@ -564,7 +568,7 @@ fn every_other_artifact_must_be_named_in_a_string_literal() {
     let got = run("import os\nOUT = 'calculated_metrics.csv'\n# unusual_movements.csv\n");
     let missing: Vec<&str> = got
         .iter()
-        .filter(|f| f.id == "script.missing_artifact_name")
+        .filter(|f| f.id == CheckId::ScriptMissingArtifactName)
         .map(|f| f.message.as_str())
         .collect();
     assert_eq!(missing.len(), 4, "{got:?}");
@@ -594,7 +598,7 @@ fn a_longer_file_name_does_not_name_the_artifact() {
     );
     let missing = got
         .iter()
-        .filter(|f| f.id == "script.missing_artifact_name")
+        .filter(|f| f.id == CheckId::ScriptMissingArtifactName)
         .count();
     assert_eq!(missing, 3, "{got:?}");
 }
@@ -631,12 +635,12 @@ fn findings_show_the_line_and_the_offending_text() {
 fn line_numbers_count_crlf_and_lone_cr_line_ends() {
     fails(
         "import csv\r\nimport numpy\r\n",
-        "script.non_stdlib_import",
+        CheckId::ScriptNonStdlibImport,
         2,
     );
     fails(
         "import csv\r\rimport numpy\r",
-        "script.non_stdlib_import",
+        CheckId::ScriptNonStdlibImport,
         3,
     );
 }
@@ -702,7 +706,9 @@ fn syntax_verdicts_agree_with_cpython_312() {
         ),
     ];
     for (what, src, valid) in cases {
-        let syntax = found(src).iter().any(|(_, id, _)| *id == "script.syntax");
+        let syntax = found(src)
+            .iter()
+            .any(|(_, id, _)| *id == CheckId::ScriptSyntax);
         assert_eq!(!syntax, valid, "{what}: {src}");
     }
 }

@@ -3,6 +3,7 @@
 //! `style`) → panels (`panels`) → fidelity of the plotted values (`fidelity`). Each stage is typed
 //! data; this module only compares and emits findings.
 
+use crate::report::CheckId;
 pub mod fidelity;
 pub mod geometry;
 pub mod panels;
@@ -23,28 +24,72 @@ use parse::ParseError;
 use scene::{Scene, SizeProblem};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Svg;
-    "svg.unreadable", Fail, "The chart is not valid UTF-8 (or holds a NUL byte).";
-    "svg.malformed", Fail, "The chart is not well-formed XML (an undeclared entity counts: entities are never expanded).";
-    "svg.too_complex", Fail, "The chart nests elements more than 64 deep, holds more than 50,000 elements, or more than 10,000 style rules.";
-    "svg.unmodelled", Warn, "The chart uses a style rule, transform, opacity or animation vouch does not evaluate for a property it reads (size, position, visibility): what vouch read may not be what a viewer sees, so the chart's checks are not certain.";
-    "svg.doctype_entity", Fail, "A DOCTYPE with an internal subset or ENTITY declaration; it is never expanded.";
-    "svg.doctype", Info, "A DOCTYPE without internal subset (as matplotlib writes); allowed, no DTD is fetched.";
-    "svg.root", Fail, "The root element is not `svg`.";
-    "svg.size", Fail, "The root has no usable size: width and height, or a viewBox.";
-    "svg.script", Fail, "A `script` element: opening the chart would run code.";
-    "svg.foreign_object", Fail, "A `foreignObject` element embeds non-SVG content.";
-    "svg.event_attribute", Fail, "An `on*` event attribute: opening or touching the chart would run code.";
-    "svg.external_href", Fail, "An `href`/`xlink:href` other than a `#…` fragment or a `data:` image.";
-    "svg.external_style", Fail, "A stylesheet `@import`, or a `url(…)` to outside the chart, or an `xml-stylesheet` instruction.";
-    "svg.panel_count", Fail, "The chart does not have exactly four panels (title, data series and year labels each).";
-    "svg.panel_title", Fail, "An area with year labels and a data series has no title text.";
-    "svg.panel_series", Fail, "An area with a title and year labels has no data series (no marks).";
-    "svg.panel_years", Fail, "A panel's year labels name a year the source does not contain.";
-    "svg.panel_overlap", Fail, "Two panel areas overlap (by more than 0.5 px).";
-    "svg.panel_outside", Fail, "A panel area extends beyond the canvas (by more than 0.5 px).";
-    "svg.font_size", Fail, "A text's effective font size at the rendered size is below 8 px.";
-    "svg.text_outside", Fail, "A text's extent (0.6 em per character × one em) leaves the canvas.";
-    "svg.fidelity", Fail, "A panel whose plotted quantity is pinned down (one series; a title naming one quantity) misstates a value by more than 2 % at its own scale; year labels out of order or an inverted series warn; a series that fits none of the quantities its title allows is info (unverified).";
+    CheckId::SvgUnreadable, Fail, "The chart is not valid UTF-8 (or holds a NUL byte).",
+        why: "`financial_trends.svg` is not UTF-8 text (or holds a NUL byte), so none of the chart's safety, layout or plotted values was checked.",
+        fix: "Write the SVG as UTF-8 text with nothing binary in it (matplotlib's `savefig(..., format='svg')` does this).";
+    CheckId::SvgMalformed, Fail, "The chart is not well-formed XML (an undeclared entity counts: entities are never expanded).",
+        why: "A chart that is not well-formed XML (an undeclared entity included) may not render or may render differently per viewer, and vouch cannot read its panels or values.",
+        fix: "Fix the XML: close every element, escape `&` and `<` in text, use only XML's predefined entities; or generate the SVG with a plotting library.";
+    CheckId::SvgTooComplex, Fail, "The chart nests elements more than 64 deep, holds more than 50,000 elements, 512 attributes on one element, 10,000 style rules, or needs more than 5,000,000 style-matching steps.",
+        why: "Past vouch's nesting, element, attribute or style-rule limits the chart is not read further, so none of its panels or values is checked; a four-panel chart never needs that much.",
+        fix: "Simplify the SVG: flatten nested groups and remove redundant elements, attributes and style rules.";
+    CheckId::SvgUnmodelled, Warn, "The chart uses a style rule, transform, opacity or animation vouch does not evaluate for a property it reads (size, position, visibility): what vouch read may not be what a viewer sees, so the chart's checks are not certain.",
+        why: "A style rule, transform, opacity or animation vouch does not evaluate changes size, position or visibility, so what a viewer sees may differ from what vouch read; the chart's findings are not certain.",
+        fix: "Set font size, position and visibility with plain attributes or simple element, class or id style rules, and use only `translate`, `scale`, `matrix` or `rotate` transforms.";
+    CheckId::SvgDoctypeEntity, Fail, "A DOCTYPE with an internal subset or ENTITY declaration; it is never expanded.",
+        why: "A DOCTYPE with an internal subset or ENTITY declaration can expand into huge or external content when the chart is opened (entity bombs, file reads); vouch does not read the chart further.",
+        fix: "Remove the internal subset and all ENTITY declarations from the SVG; write the text literally.";
+    CheckId::SvgDoctype, Info, "A DOCTYPE without internal subset (as matplotlib writes); allowed, no DTD is fetched.",
+        why: "Reported because the chart has a DOCTYPE without internal subset, as matplotlib writes; it is allowed, and vouch fetches no DTD.",
+        fix: "Nothing to fix: a DOCTYPE without an internal subset is harmless; drop it if you want the note gone.";
+    CheckId::SvgRoot, Fail, "The root element is not `svg`.",
+        why: "A file whose root element is not `svg` is not an SVG image, so viewers will not show it as the chart the memo refers to, and vouch checks nothing in it.",
+        fix: "Make an `svg` element in the SVG namespace the root of `financial_trends.svg`.";
+    CheckId::SvgSize, Fail, "The root has no usable size: width and height, or a viewBox.",
+        why: "Without a usable width and height or a viewBox the rendered size is unknown, so viewers may scale the chart arbitrarily and vouch cannot judge font sizes, panel placement or clipping.",
+        fix: "Give the root `svg` element a valid `viewBox` and/or numeric `width` and `height` attributes.";
+    CheckId::SvgScript, Fail, "A `script` element: opening the chart would run code.",
+        why: "A `script` element runs code when the chart is opened in a browser, so sharing the chart would run whatever code it carries.",
+        fix: "Remove every `script` element; the chart must be static.";
+    CheckId::SvgForeignObject, Fail, "A `foreignObject` or HTML element (`iframe`, `img`, `object`, `link`, …) embeds non-SVG content.",
+        why: "A `foreignObject`, or an HTML element such as `iframe`, `img` or `object`, embeds non-SVG content that can load or run things when the chart is shown in a page.",
+        fix: "Remove the element and draw its content with SVG elements (`text`, `rect`, `path`, `image` with a `data:` URL).";
+    CheckId::SvgEventAttribute, Fail, "An `on*` event attribute: opening or touching the chart would run code.",
+        why: "An `on*` attribute (e.g. `onload`, `onclick`) runs script when the chart is opened or touched, so sharing the chart would run code.",
+        fix: "Remove every `on*` attribute from the SVG.";
+    CheckId::SvgExternalHref, Fail, "An `href`/`xlink:href`/`src` (or an animation setting one) other than a `#…` fragment or a `data:` image.",
+        why: "An `href`, `xlink:href` or `src` pointing outside the chart (or an animation that sets one) makes a viewer fetch or open outside content, which vouch has not checked and which can track readers.",
+        fix: "Use only `#id` fragment references and embedded `data:` images; inline any image the chart needs.";
+    CheckId::SvgExternalStyle, Fail, "A stylesheet `@import`, a `url(…)` to outside the chart in a style or any attribute, or an `xml-stylesheet` instruction.",
+        why: "A stylesheet `@import`, an `xml-stylesheet` instruction or a `url(...)` to outside the chart (in a style or any attribute) makes viewers fetch outside content that can restyle the chart or track readers.",
+        fix: "Inline all styling in the SVG and use only `url(#id)` references to elements inside it.";
+    CheckId::SvgPanelCount, Fail, "The chart does not have exactly four panels (title, data series and year labels each).",
+        why: "The contract asks for exactly `chart.panels` panels, each with a title, a data series and year labels; any other count means a required view is missing, merged or duplicated.",
+        fix: "Draw exactly `chart.panels` (4 by default) separate panels, each with its own title text, a line or at least two bars or markers, and source-year labels along its axis.";
+    CheckId::SvgPanelTitle, Fail, "An area with year labels and a data series has no title text.",
+        why: "An area with year labels and plotted data but no title leaves the reader guessing what it shows, and it does not count as a panel.",
+        fix: "Add a title `text` inside that area naming the quantity plotted, e.g. `Revenue`.";
+    CheckId::SvgPanelSeries, Fail, "An area with a title and year labels has no data series (no marks).",
+        why: "An area with a title and year labels but no data series shows nothing to read, so the quantity its title names is not actually charted.",
+        fix: "Plot the series in that panel: a `polyline` or `path` of two or more points, or two or more bars or markers.";
+    CheckId::SvgPanelYears, Fail, "A panel's year labels name a year the source does not contain.",
+        why: "A panel labelling a year the source does not contain shows data that cannot exist (a forecast or a wrong year), and vouch leaves that panel's values unverified.",
+        fix: "Label the axis only with years in the source CSV, and plot only those years.";
+    CheckId::SvgPanelOverlap, Fail, "Two panel areas overlap (by more than 0.5 px).",
+        why: "Overlapping panels draw over each other's data, titles or labels, so a reader may read one panel's values against another's axis.",
+        fix: "Place the panels in separate areas that do not overlap by more than `chart.tolerance_px`, e.g. a 2x2 grid with gaps.";
+    CheckId::SvgPanelOutside, Fail, "A panel area extends beyond the canvas (by more than 0.5 px).",
+        why: "A panel extending beyond the canvas is cut off when rendered, hiding part of its data or labels from the reader.",
+        fix: "Keep every panel within the root's width and height or viewBox (slack `chart.tolerance_px`): shrink the panels or enlarge the canvas.";
+    CheckId::SvgFontSize, Fail, "A text's effective font size at the rendered size is below 8 px.",
+        why: "Text rendered below `chart.min_font_px` px is hard or impossible to read, so the titles, year labels or values it carries are effectively hidden.",
+        fix: "Raise that text's font size to at least `chart.min_font_px` px at the chart's rendered size, allowing for viewBox scaling and `em` or `%` sizes.";
+    CheckId::SvgTextOutside, Fail, "A text's extent (0.6 em per character × one em) leaves the canvas.",
+        why: "A text whose estimated extent leaves the canvas is cut off when rendered, so part of a title, label or source note is lost to the reader.",
+        fix: "Move, shorten or shrink the text so it fits in the canvas (vouch estimates `chart.char_width_em` em per character), or enlarge the canvas.";
+    CheckId::SvgFidelity, Fail, "A panel whose plotted quantity is pinned down (one series; a title naming one quantity) misstates a value by more than 2 % at its own scale; year labels out of order or an inverted series warn; a series that fits none of the quantities its title allows is info (unverified).",
+        why: "A panel whose quantity is pinned down plots a value more than `chart.fidelity_tolerance` off at its own scale, misstating the data at a glance; years out of order or an inverted axis warn, an unidentifiable series is info.",
+        fix: "Plot the recomputed values on a linear axis with years in ascending order, and title each panel with the quantity it shows (e.g. `Revenue`, `Operating margin`).";
 ];
 
 /// Most findings of one id listed individually; the rest are summarised.
@@ -53,7 +98,7 @@ const MAX_LISTED: usize = 12;
 /// Checks the chart; returns how many plotted values were verified, contradicted and unverified.
 pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> Coverage {
     let name = ctx.spec.artifacts.chart.as_str();
-    let Some(text) = ctx.text(name, "svg.unreadable", out) else {
+    let Some(text) = ctx.text(name, CheckId::SvgUnreadable, out) else {
         return Coverage::default();
     };
     let mut findings = Vec::new();
@@ -76,7 +121,7 @@ fn check_text(ctx: &Context, text: &str, out: &mut Vec<Finding>) -> Coverage {
     if let Some(d) = &doc.doctype {
         out.push(
             Finding::info(
-                "svg.doctype",
+                CheckId::SvgDoctype,
                 "a DOCTYPE without internal subset; allowed, and no DTD is fetched",
             )
             .line(d.line),
@@ -104,7 +149,7 @@ fn check_text(ctx: &Context, text: &str, out: &mut Vec<Finding>) -> Coverage {
     let scene = scene::build(&doc, &canvas, chart.default_font_px, char_width_em);
     if scene.style_rules > style::MAX_RULES || scene.style_exhausted {
         out.push(Finding::fail(
-            "svg.too_complex",
+            CheckId::SvgTooComplex,
             if scene.style_exhausted {
                 format!(
                     "matching the chart's style rules to its elements takes more than {} steps; the chart was not read further",
@@ -124,7 +169,7 @@ fn check_text(ctx: &Context, text: &str, out: &mut Vec<Finding>) -> Coverage {
         .iter()
         .map(|(line, what)| {
             let f = Finding::warn(
-                "svg.unmodelled",
+                CheckId::SvgUnmodelled,
                 format!("{what}; what a viewer sees may differ from what vouch read"),
             );
             if *line > 0 {
@@ -134,7 +179,7 @@ fn check_text(ctx: &Context, text: &str, out: &mut Vec<Finding>) -> Coverage {
             }
         })
         .collect();
-    listed_as("svg.unmodelled", Status::Warn, "", unmodelled, out);
+    listed_as(CheckId::SvgUnmodelled, Status::Warn, "", unmodelled, out);
     let canvas_box = canvas.bbox();
     text_findings(&scene, &canvas_box, chart.min_font_px, tol, out);
     let roles = panels::roles(&scene, tol);
@@ -154,10 +199,10 @@ fn check_text(ctx: &Context, text: &str, out: &mut Vec<Finding>) -> Coverage {
 fn parse_finding(e: ParseError) -> Finding {
     match e {
         ParseError::Malformed { line, reason } => {
-            Finding::fail("svg.malformed", format!("not well-formed XML: {reason}")).line(line)
+            Finding::fail(CheckId::SvgMalformed, format!("not well-formed XML: {reason}")).line(line)
         }
         ParseError::UnsafeDoctype { line, declares_entity } => Finding::fail(
-            "svg.doctype_entity",
+            CheckId::SvgDoctypeEntity,
             format!(
                 "the DOCTYPE has {}; entity expansion can exhaust memory or read files, so the chart was not read further",
                 if declares_entity { "an ENTITY declaration" } else { "an internal subset" }
@@ -165,7 +210,7 @@ fn parse_finding(e: ParseError) -> Finding {
         )
         .line(line),
         ParseError::TooComplex { line, reason } => {
-            Finding::fail("svg.too_complex", format!("{reason}; the chart was not read further")).line(line)
+            Finding::fail(CheckId::SvgTooComplex, format!("{reason}; the chart was not read further")).line(line)
         }
     }
 }
@@ -173,15 +218,15 @@ fn parse_finding(e: ParseError) -> Finding {
 fn size_finding(p: SizeProblem, line: usize) -> Finding {
     match p {
         SizeProblem::NotSvg { name } => {
-            Finding::fail("svg.root", format!("the root element is <{name}>, not <svg>")).line(line)
+            Finding::fail(CheckId::SvgRoot, format!("the root element is <{name}>, not <svg>")).line(line)
         }
         SizeProblem::NoSize => Finding::fail(
-            "svg.size",
+            CheckId::SvgSize,
             "the root <svg> has neither width and height nor a viewBox, so its rendered size is unknown",
         )
         .line(line),
         SizeProblem::Invalid { attribute, value } => Finding::fail(
-            "svg.size",
+            CheckId::SvgSize,
             format!("the root's `{attribute}=\"{value}\"` is not a usable size"),
         )
         .line(line),
@@ -197,12 +242,12 @@ fn quoted(s: &str) -> String {
 }
 
 /// Push findings of one id, listing at most [`MAX_LISTED`] and summarising the rest.
-fn listed(id: &'static str, found: Vec<Finding>, out: &mut Vec<Finding>) {
+fn listed(id: CheckId, found: Vec<Finding>, out: &mut Vec<Finding>) {
     listed_as(id, Status::Fail, "text(s) ", found, out)
 }
 
 fn listed_as(
-    id: &'static str,
+    id: CheckId,
     status: Status,
     noun: &str,
     mut found: Vec<Finding>,
@@ -227,7 +272,7 @@ fn text_findings(scene: &Scene, canvas: &BBox, min_font: f64, tol: f64, out: &mu
         .filter(|t| t.font_px < min_font - 1e-9)
         .map(|t| {
             Finding::fail(
-                "svg.font_size",
+                CheckId::SvgFontSize,
                 format!(
                     "text {} renders at {} px at the chart's rendered size; at least {} px is needed to be legible",
                     quoted(&t.content),
@@ -238,14 +283,14 @@ fn text_findings(scene: &Scene, canvas: &BBox, min_font: f64, tol: f64, out: &mu
             .line(t.line)
         })
         .collect();
-    listed("svg.font_size", small, out);
+    listed(CheckId::SvgFontSize, small, out);
     let outside: Vec<Finding> = scene
         .texts
         .iter()
         .filter(|t| !canvas.contains(&t.bbox, tol))
         .map(|t| {
             Finding::fail(
-                "svg.text_outside",
+                CheckId::SvgTextOutside,
                 format!(
                     "text {} spans {} but the canvas is {}; it would be cut off",
                     quoted(&t.content),
@@ -256,7 +301,7 @@ fn text_findings(scene: &Scene, canvas: &BBox, min_font: f64, tol: f64, out: &mu
             .line(t.line)
         })
         .collect();
-    listed("svg.text_outside", outside, out);
+    listed(CheckId::SvgTextOutside, outside, out);
 }
 
 fn panel_name(scene: &Scene, p: &Panel) -> String {
@@ -279,12 +324,12 @@ fn panel_findings(
     for n in &d.near {
         let (id, what) = if n.missing_series {
             (
-                "svg.panel_series",
+                CheckId::SvgPanelSeries,
                 "a title and year labels but no data series (no line, bars or markers)",
             )
         } else {
             (
-                "svg.panel_title",
+                CheckId::SvgPanelTitle,
                 "year labels and a data series but no title text",
             )
         };
@@ -299,7 +344,7 @@ fn panel_findings(
     if d.panels.len() != want {
         let found: Vec<String> = d.panels.iter().map(|p| panel_name(scene, p)).collect();
         out.push(Finding::fail(
-            "svg.panel_count",
+            CheckId::SvgPanelCount,
             format!(
                 "found {} panel(s){}{}; the chart must have exactly {want}, each with a title, a data series and year labels",
                 d.panels.len(),
@@ -313,7 +358,7 @@ fn panel_findings(
             if a.area.overlaps(&b.area, tol) {
                 out.push(
                     Finding::fail(
-                        "svg.panel_overlap",
+                        CheckId::SvgPanelOverlap,
                         format!("{} overlaps {}", panel_name(scene, a), panel_name(scene, b)),
                     )
                     .line(b.line),
@@ -323,7 +368,7 @@ fn panel_findings(
         if !canvas.contains(&a.area, tol) {
             out.push(
                 Finding::fail(
-                    "svg.panel_outside",
+                    CheckId::SvgPanelOutside,
                     format!(
                         "{} extends beyond the canvas {}",
                         panel_name(scene, a),
@@ -339,7 +384,7 @@ fn panel_findings(
                 if let Some(y) = year_of(&label.content).filter(|y| !years.contains(y)) {
                     out.push(
                         Finding::fail(
-                            "svg.panel_years",
+                            CheckId::SvgPanelYears,
                             format!(
                                 "{} labels year {} but the source covers {}–{}; the chart shows a year the data does not contain",
                                 panel_name(scene, a),
@@ -435,7 +480,7 @@ fn fidelity_findings(
     {
         out.push(
             Finding::warn(
-                "svg.fidelity",
+                CheckId::SvgFidelity,
                 format!(
                     "{panel}: year labels run {} along the axis, not in year order, so values sit under the wrong years",
                     years.iter().map(i32::to_string).collect::<Vec<_>>().join(", ")
@@ -558,7 +603,7 @@ fn fidelity_findings(
         cov.unverified += r.marks.len();
         out.push(
             Finding::info(
-                "svg.fidelity",
+                CheckId::SvgFidelity,
                 format!(
                     "{panel}: series {} of {} ({} {}s) fits none of the quantities its title allows ({}, as levels, growth or change); vouch cannot tell what it plots, so its values are unverified",
                     i + 1,
@@ -594,7 +639,7 @@ fn miss_finding(
 ) -> Finding {
     match miss {
         Miss::LabelOrder { years } => Finding::warn(
-            "svg.fidelity",
+            CheckId::SvgFidelity,
             format!(
                 "{panel}: year labels run {} along the axis, not in year order, so values sit under the wrong years",
                 years.iter().map(i32::to_string).collect::<Vec<_>>().join(", ")
@@ -602,14 +647,14 @@ fn miss_finding(
         )
         .line(p.line),
         Miss::Inverted => Finding::warn(
-            "svg.fidelity",
+            CheckId::SvgFidelity,
             format!("{panel}: the plotted {name} series runs opposite to its values (larger values drawn lower)"),
         )
         .line(p.line),
         Miss::Value { year, line, plotted, expected, value } => {
             let relative = if expected != 0.0 { (plotted / expected - 1.0) * 100.0 } else { f64::INFINITY };
             Finding::fail(
-                "svg.fidelity",
+                CheckId::SvgFidelity,
                 format!(
                     "{panel}: the {year} {} is {} px from zero where {name} = {} implies {} px at the panel's scale ({}{} %); the plot misstates the value",
                     reading.kind.noun(),
@@ -630,7 +675,7 @@ fn miss_finding(
             })
         }
         Miss::Shape { year, line, residual, range } => Finding::fail(
-            "svg.fidelity",
+            CheckId::SvgFidelity,
             format!(
                 "{panel}: the {year} {} sits {} px off the best straight-line fit of the plot to {name} (plotted range {} px); the shape of the series is misdrawn",
                 reading.kind.noun(),

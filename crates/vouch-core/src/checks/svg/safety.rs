@@ -3,11 +3,12 @@
 //! images may be referenced.
 
 use super::parse::Document;
+use crate::report::CheckId;
 
 /// One unsafe construct, with the line it is on.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hazard {
-    pub id: &'static str,
+    pub id: CheckId,
     pub line: usize,
     pub message: String,
 }
@@ -18,7 +19,7 @@ pub fn hazards(doc: &Document) -> Vec<Hazard> {
     for pi in &doc.instructions {
         if pi.target.eq_ignore_ascii_case("xml-stylesheet") {
             out.push(Hazard {
-                id: "svg.external_style",
+                id: CheckId::SvgExternalStyle,
                 line: pi.line,
                 message: format!(
                     "`<?xml-stylesheet {}?>` makes a viewer load a stylesheet",
@@ -34,7 +35,7 @@ pub fn hazards(doc: &Document) -> Vec<Hazard> {
         let name = el.name.to_ascii_lowercase();
         if HTML_ONLY.contains(&name.as_str()) {
             out.push(Hazard {
-                id: "svg.foreign_object",
+                id: CheckId::SvgForeignObject,
                 line,
                 message: format!(
                     "<{}> is an HTML element: inlined into a page it leaves the SVG and loads or runs content",
@@ -65,7 +66,7 @@ pub fn hazards(doc: &Document) -> Vec<Hazard> {
                     for v in a.value.split(';').filter(|v| !v.trim().is_empty()) {
                         if !is_local_reference(v) {
                             out.push(Hazard {
-                                id: "svg.external_href",
+                                id: CheckId::SvgExternalHref,
                                 line,
                                 message: format!(
                                     "<{}> animates `href` to `{}`, outside the chart",
@@ -80,12 +81,12 @@ pub fn hazards(doc: &Document) -> Vec<Hazard> {
         }
         match name.as_str() {
             "script" => out.push(Hazard {
-                id: "svg.script",
+                id: CheckId::SvgScript,
                 line,
                 message: "a <script> element runs code when the chart is opened".into(),
             }),
             "foreignobject" => out.push(Hazard {
-                id: "svg.foreign_object",
+                id: CheckId::SvgForeignObject,
                 line,
                 message: "a <foreignObject> embeds non-SVG (e.g. HTML) content".into(),
             }),
@@ -93,14 +94,14 @@ pub fn hazards(doc: &Document) -> Vec<Hazard> {
                 let css = css_plain(&el.own_text());
                 if css.to_ascii_lowercase().contains("@import") {
                     out.push(Hazard {
-                        id: "svg.external_style",
+                        id: CheckId::SvgExternalStyle,
                         line,
                         message: "a <style> `@import` loads an outside stylesheet".into(),
                     });
                 }
                 for url in outside_urls(&css) {
                     out.push(Hazard {
-                        id: "svg.external_style",
+                        id: CheckId::SvgExternalStyle,
                         line,
                         message: format!(
                             "a <style> rule loads `url({url})` from outside the chart"
@@ -114,14 +115,14 @@ pub fn hazards(doc: &Document) -> Vec<Hazard> {
             let local = a.local().to_ascii_lowercase();
             if local.starts_with("on") && local.len() > 2 {
                 out.push(Hazard {
-                    id: "svg.event_attribute",
+                    id: CheckId::SvgEventAttribute,
                     line,
                     message: format!("event attribute `{}` on <{}> runs code", a.name, el.name),
                 });
             } else if local == "href" || local == "src" {
                 if !is_local_reference(&a.value) {
                     out.push(Hazard {
-                        id: "svg.external_href",
+                        id: CheckId::SvgExternalHref,
                         line,
                         message: format!(
                             "`{}=\"{}\"` on <{}> refers outside the chart (only `#…` fragments and `data:` images are allowed)",
@@ -134,7 +135,7 @@ pub fn hazards(doc: &Document) -> Vec<Hazard> {
             } else {
                 for url in outside_urls(&a.value) {
                     out.push(Hazard {
-                        id: "svg.external_style",
+                        id: CheckId::SvgExternalStyle,
                         line,
                         message: format!(
                             "`{}` on <{}> loads `url({url})` from outside the chart",
@@ -267,7 +268,7 @@ mod tests {
     use super::*;
     use crate::checks::svg::parse::parse;
 
-    fn ids(svg: &str) -> Vec<&'static str> {
+    fn ids(svg: &str) -> Vec<CheckId> {
         hazards(&parse(svg).unwrap())
             .into_iter()
             .map(|h| h.id)
@@ -276,11 +277,17 @@ mod tests {
 
     #[test]
     fn flags_scripts_foreign_objects_and_event_attributes() {
-        assert_eq!(ids("<svg><script>alert(1)</script></svg>"), ["svg.script"]);
-        assert_eq!(ids("<svg><foreignObject/></svg>"), ["svg.foreign_object"]);
+        assert_eq!(
+            ids("<svg><script>alert(1)</script></svg>"),
+            [CheckId::SvgScript]
+        );
+        assert_eq!(
+            ids("<svg><foreignObject/></svg>"),
+            [CheckId::SvgForeignObject]
+        );
         assert_eq!(
             ids("<svg onload=\"x()\"><rect onClick=\"y()\"/></svg>"),
-            ["svg.event_attribute", "svg.event_attribute"]
+            [CheckId::SvgEventAttribute, CheckId::SvgEventAttribute]
         );
     }
 
@@ -292,15 +299,15 @@ mod tests {
         .is_empty());
         assert_eq!(
             ids("<svg><image href=\"https://e.com/a.png\"/></svg>"),
-            ["svg.external_href"]
+            [CheckId::SvgExternalHref]
         );
         assert_eq!(
             ids("<svg><a href=\"javascript:x()\"/></svg>"),
-            ["svg.external_href"]
+            [CheckId::SvgExternalHref]
         );
         assert_eq!(
             ids("<svg><a href=\"data:text/html,x\"/></svg>"),
-            ["svg.external_href"]
+            [CheckId::SvgExternalHref]
         );
     }
 
@@ -309,48 +316,54 @@ mod tests {
         // CSS escapes and comments, image-set, animated links, upper-case and HTML elements.
         assert_eq!(
             ids("<svg><style>@\\69mport 'a.css';</style></svg>"),
-            ["svg.external_style"]
+            [CheckId::SvgExternalStyle]
         );
         assert_eq!(
             ids("<svg><style>rect { fill: \\75rl(http://e.com/x) }</style></svg>"),
-            ["svg.external_style"]
+            [CheckId::SvgExternalStyle]
         );
         assert_eq!(
             ids("<svg><rect style=\"background: \\000075 rl(//e.com/x)\"/></svg>"),
-            ["svg.external_style"]
+            [CheckId::SvgExternalStyle]
         );
         assert_eq!(
             ids("<svg><rect style=\"background: image-set('http://e.com/a.png' 1x)\"/></svg>"),
-            ["svg.external_style"]
+            [CheckId::SvgExternalStyle]
         );
         assert_eq!(
             ids("<svg><a><set attributeName=\"href\" to=\"javascript:alert(1)\"/></a></svg>"),
-            ["svg.external_href"]
+            [CheckId::SvgExternalHref]
         );
         assert_eq!(
             ids("<svg><a><animate attributeName=\"xlink:href\" values=\"#a;https://e.com\"/></a></svg>"),
-            ["svg.external_href"]
+            [CheckId::SvgExternalHref]
         );
         assert!(ids("<svg><set attributeName=\"fill\" to=\"red\"/></svg>").is_empty());
-        assert_eq!(ids("<svg><SCRIPT>alert(1)</SCRIPT></svg>"), ["svg.script"]);
-        assert_eq!(ids("<svg><foreignobject/></svg>"), ["svg.foreign_object"]);
-        assert_eq!(ids("<svg><iframe/></svg>"), ["svg.foreign_object"]);
+        assert_eq!(
+            ids("<svg><SCRIPT>alert(1)</SCRIPT></svg>"),
+            [CheckId::SvgScript]
+        );
+        assert_eq!(
+            ids("<svg><foreignobject/></svg>"),
+            [CheckId::SvgForeignObject]
+        );
+        assert_eq!(ids("<svg><iframe/></svg>"), [CheckId::SvgForeignObject]);
     }
 
     #[test]
     fn flags_outside_urls_and_imports_in_styles() {
         assert_eq!(
             ids("<svg><style>@import 'a.css';</style></svg>"),
-            ["svg.external_style"]
+            [CheckId::SvgExternalStyle]
         );
         assert_eq!(
             ids("<svg><style>rect { fill: url(http://e.com/p.svg#g) }</style></svg>"),
-            ["svg.external_style"]
+            [CheckId::SvgExternalStyle]
         );
         assert!(ids("<svg><g clip-path=\"url(#p1)\" style=\"fill: url('#g')\"/></svg>").is_empty());
         assert_eq!(
             ids("<?xml-stylesheet href=\"a.css\"?><svg/>"),
-            ["svg.external_style"]
+            [CheckId::SvgExternalStyle]
         );
     }
 }
