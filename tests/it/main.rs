@@ -16,5 +16,6 @@ mod readme;
 mod run;
 mod script;
 mod spec_contract;
+mod spec_doc;
 mod support;
 mod svg;

@@ -29,46 +29,68 @@ pub enum SpecError {
 // ---------------------------------------------------------------------------------------------
 // Raw TOML shape.
 
+/// A contract file (`verifiers/*.toml`): every table is required; an unknown key fails the load.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawSpec {
+    /// Which contract this is, and its human statement.
     contract: Contract,
+    /// How cells and names are read.
     names: RawNames,
+    /// The six artifact file names.
     artifacts: Artifacts,
+    /// Size limits on what vouch reads.
     limits: Limits,
+    /// §1: the source CSV's columns, identity and derivations.
     source: RawSource,
+    /// §2: the metrics, one table per metric.
     metrics: Vec<RawMetric>,
+    /// §2: how `calculated_metrics.csv` may be laid out.
     metrics_file: MetricsFileSpec,
+    /// §3: the unusual-movement rules and `unusual_movements.csv`'s columns.
     movements: RawMovements,
+    /// §5: the memo's sections, cues and evidence topics.
     memo: MemoSpec,
-    chart: ChartSpec,
+    /// §4: the chart's panels and geometry.
+    chart: RawChart,
+    /// §6: the manifest's required keys and claims.
     manifest: ManifestSpec,
+    /// §6: what the script may import and call.
     script: ScriptSpec,
 }
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Contract {
+    /// The contract's id (reports print `id vVERSION`).
     pub id: String,
+    /// Its version; a change of meaning is a new version.
     pub version: u32,
+    /// The human statement of the same rules, beside this file (a test holds them together).
     pub document: String,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawNames {
-    strip_suffixes: Vec<String>,
+    /// Cells that mean blank, compared case-insensitively after trimming (`n/a`, `—` …).
     blanks: Vec<String>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Artifacts {
+    /// The analysis script (§6).
     pub script: String,
+    /// The metrics table (§2).
     pub metrics: String,
+    /// The unusual-movements table (§3).
     pub movements: String,
+    /// The chart (§4).
     pub chart: String,
+    /// The memo (§5).
     pub memo: String,
+    /// The run manifest (§6).
     pub manifest: String,
 }
 
@@ -89,41 +111,57 @@ impl Artifacts {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
+    /// Largest artifact or source vouch reads, in bytes (judged from metadata first).
     pub max_artifact_bytes: u64,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawSource {
+    /// Fewest data rows a usable source has (`source.too_few_rows`).
     min_rows: usize,
+    /// The column (a `columns` name) that holds the year.
     year_column: String,
+    /// `total = sum of parts` in every row, judged as an interval overlap (`source.identity`).
     identity: RawIdentity,
+    /// Groups of columns of which at least one must be present.
     one_of: Vec<Vec<String>>,
+    /// Per row, a missing column computed from others (and, when both are printed, checked).
     derived: Vec<RawDerived>,
+    /// Columns read as magnitudes: a negative value is its absolute value everywhere.
     magnitudes: Vec<String>,
+    /// The columns vouch knows, with their aliases.
     columns: Vec<RawColumn>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawIdentity {
+    /// The column that is the total.
     total: String,
+    /// The columns that sum to it.
     parts: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawDerived {
+    /// The column derived when it is missing.
     column: String,
+    /// Its formula, in vouch's formula language, over other columns.
     formula: String,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawColumn {
+    /// The canonical name formulas use.
     name: String,
+    /// Other headers that mean this column (folded before comparing).
     aliases: Vec<String>,
+    /// Whether a source without it is faulty (`source.missing_column`).
     required: bool,
+    /// Whether a missing column or blank cell counts as zero in formulas (`opt(...)`).
     #[serde(default)]
     missing_as_zero: bool,
 }
@@ -131,14 +169,21 @@ struct RawColumn {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawMetric {
+    /// The metric's id: its column or row name in `calculated_metrics.csv`.
     id: String,
+    /// What its values are: `ratio`, `multiple`, `money` or `points`.
     unit: Unit,
+    /// Its canonical formula.
     formula: String,
+    /// Other formulas an analyst may use, accepted when all of a metric's cells fit one.
     #[serde(default)]
     variants: Vec<RawVariant>,
+    /// Other names for it in headers, KPI labels and prose.
     synonyms: Vec<String>,
+    /// Inputs (columns or metrics) whose negative value makes the metric not meaningful.
     #[serde(default)]
     not_meaningful_if_negative: Vec<String>,
+    /// Whether a not-meaningful value may be printed under any variant's arithmetic.
     #[serde(default)]
     not_meaningful_any_variant: bool,
 }
@@ -146,7 +191,9 @@ struct RawMetric {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawVariant {
+    /// The variant's name, shown in findings.
     name: String,
+    /// Its formula.
     formula: String,
 }
 
@@ -166,9 +213,13 @@ pub enum Unit {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MetricsFileSpec {
+    /// Headers of a long layout's year column.
     pub long_year_columns: Vec<String>,
+    /// Headers of a long layout's metric-name column.
     pub long_metric_columns: Vec<String>,
+    /// Headers of a long layout's value column.
     pub long_value_columns: Vec<String>,
+    /// Fewest significant digits a ratio or multiple is printed with (`metrics.imprecise`).
     pub min_significant_digits: u32,
     /// Tokens (or `_`-joined token phrases) that only describe a metric named before them in a
     /// header: averaging words, the base named, units (contract §9 "§2 headers").
@@ -178,34 +229,54 @@ pub struct MetricsFileSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawMovements {
+    /// Headers of `unusual_movements.csv`'s year column.
     year_columns: Vec<String>,
+    /// Headers of its item column.
     item_columns: Vec<String>,
+    /// Headers of its rule column.
     rule_columns: Vec<String>,
+    /// Headers of its change column.
     change_columns: Vec<String>,
+    /// Extra flags on metrics and derived columns are accepted (info) when |change| is at least
+    /// this (a decimal string).
     extra_growth_threshold: String,
+    /// The change formula of such an extra flag, over the placeholder `x`.
     extra_growth_change: String,
+    /// The flag rules, one table per rule.
     rules: Vec<RawRule>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRule {
+    /// The rule's id, as a rule cell may name it.
     id: String,
+    /// What it judges: `line_items` (every source line item) or a metric id.
     items: String,
+    /// The change formula over the placeholder `x` (the item).
     change: String,
+    /// Other change formulas a change cell may print.
     alternatives: Vec<String>,
+    /// The threshold, a decimal string; decisions are exact and inclusive.
     threshold: String,
+    /// Whether |change| (true) or the signed change is compared.
     absolute: bool,
+    /// Word sequences that name the rule in a rule cell (`year over year`).
     tokens: Vec<Vec<String>>,
+    /// How the change is printed: `ratio` (percent) or `points`.
     unit: Unit,
 }
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MemoSpec {
+    /// The required sections, in order (headings are folded and matched with synonyms).
     pub sections: Vec<String>,
+    /// Fewest words a section's body holds (`memo.thin_section`).
     pub min_section_words: usize,
+    /// The section that holds the KPI table (one of `sections`).
     pub kpi_section: String,
+    /// Extensions that make a token a file name (a citation).
     pub file_extensions: Vec<String>,
     /// A KPI ratio or multiple whose printed interval is wider than this share of its magnitude
     /// is imprecise (a decimal string, contract §9).
@@ -239,15 +310,18 @@ pub struct MemoSpec {
     /// sales outstanding …): a number tied to one is judged against every formula listed.
     #[serde(default)]
     pub measures: Vec<RawMeasure>,
+    /// §5: the evidence topics, each discussed in a paragraph that cites a year and a file.
     pub evidence: Vec<EvidenceTopic>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawMeasure {
+    /// The measure's id, shown in findings.
     pub id: String,
     /// How prose names it (matched as word sequences, like the other names).
     pub names: Vec<String>,
+    /// What its values are: `days`, `ratio` or `multiple`.
     pub unit: MeasureUnit,
     /// Every formula a careful analyst may use (year-end or average balance, 365 or 360 days):
     /// a figure matching any of them is verified; one matching none, with certainty, is wrong.
@@ -295,35 +369,64 @@ pub enum ThresholdUnit {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EvidenceTopic {
+    /// The topic's name, shown in findings.
     pub topic: String,
+    /// Terms that mention it, matched case-insensitively as whole words.
     pub terms: Vec<String>,
+    /// Terms matched in upper case only (`AR`, `SBC`).
     pub case_sensitive_terms: Vec<String>,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct RawChart {
+    /// How many panels the chart has (`svg.panel_count`).
+    panels: usize,
+    /// Smallest readable font size, in px at the chart's rendered size (`svg.font_size`).
+    min_font_px: f64,
+    /// The font size of text that sets none (SVG's default).
+    default_font_px: f64,
+    /// Estimated advance of one character, in em (text boxes for `svg.text_outside`), a
+    /// decimal string.
+    char_width_em: String,
+    /// Geometric slack in px for overlap and containment, a decimal string.
+    tolerance_px: String,
+    /// Fewest marks (points or bars) a plotted series has to be read.
+    min_series_marks: usize,
+    /// How far a plotted value may be from the recomputed one, as a share of its panel's
+    /// scale (`svg.fidelity`), a decimal string.
+    fidelity_tolerance: String,
+}
+
+/// The compiled `[chart]` table: its decimal strings parsed once, here.
+#[derive(Clone, Debug)]
 pub struct ChartSpec {
     pub panels: usize,
     pub min_font_px: f64,
     pub default_font_px: f64,
-    pub char_width_em: String,
-    pub tolerance_px: String,
+    pub char_width_em: f64,
+    pub tolerance_px: f64,
     pub min_series_marks: usize,
-    pub fidelity_tolerance: String,
+    pub fidelity_tolerance: f64,
 }
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ManifestSpec {
+    /// The directory the manifest's `execution_directory` must name.
     pub execution_directory: String,
+    /// The key of the manifest's claim that the identity held in every row.
     pub identity_claim: String,
+    /// Optional claims, each tested against a source fact.
     pub claims: Vec<Claim>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Claim {
+    /// The manifest keys (folded) that make this claim.
     pub names: Vec<String>,
+    /// The source fact the claim asserts.
     pub fact: Fact,
 }
 
@@ -343,8 +446,11 @@ pub enum Fact {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScriptSpec {
+    /// The Python whose grammar the script is parsed with (and whose stdlib is allowed).
     pub python_version: String,
+    /// Modules that open sockets or run processes (`script.network_or_process`).
     pub forbidden_modules: Vec<String>,
+    /// Attributes of `os` that run or fork processes; a trailing `*` matches a prefix.
     pub forbidden_os_calls: Vec<String>,
 }
 
@@ -430,7 +536,6 @@ pub struct Spec {
     /// The spec file's bytes, for reports and cache keys.
     pub text: String,
     pub contract: Contract,
-    pub strip_suffixes: Vec<String>,
     pub blanks: Vec<String>,
     pub artifacts: Artifacts,
     pub limits: Limits,
@@ -741,18 +846,24 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
     if raw.memo.sections.is_empty() || !raw.memo.sections.contains(&raw.memo.kpi_section) {
         return Err(invalid("memo.kpi_section must be one of memo.sections"));
     }
-    for s in [
-        &raw.chart.char_width_em,
-        &raw.chart.tolerance_px,
-        &raw.chart.fidelity_tolerance,
-    ] {
+    let decimal = |key: &str, s: &str| -> Result<f64, SpecError> {
         threshold(s)?;
-    }
+        s.parse::<f64>()
+            .map_err(|_| invalid(format!("chart.{key} `{s}` is not a decimal")))
+    };
+    let chart = ChartSpec {
+        panels: raw.chart.panels,
+        min_font_px: raw.chart.min_font_px,
+        default_font_px: raw.chart.default_font_px,
+        char_width_em: decimal("char_width_em", &raw.chart.char_width_em)?,
+        tolerance_px: decimal("tolerance_px", &raw.chart.tolerance_px)?,
+        min_series_marks: raw.chart.min_series_marks,
+        fidelity_tolerance: decimal("fidelity_tolerance", &raw.chart.fidelity_tolerance)?,
+    };
 
     Ok(Spec {
         text: text.to_string(),
         contract: raw.contract,
-        strip_suffixes: raw.names.strip_suffixes,
         blanks: raw.names.blanks,
         artifacts: raw.artifacts,
         limits: raw.limits,
@@ -763,7 +874,7 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
         movements,
         memo: raw.memo,
         threshold_numbers,
-        chart: raw.chart,
+        chart,
         manifest: raw.manifest,
         script: raw.script,
         column_names,

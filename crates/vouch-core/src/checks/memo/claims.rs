@@ -1303,7 +1303,7 @@ fn read_sentence(
                     .and_then(|m| subject_of(&m.kind).ok());
                 let years: Vec<i32> = ctx.truth.map(|t| t.years.clone()).unwrap_or_default();
                 let target = item
-                    .and_then(|s| value_in_some_year(s, years))
+                    .and_then(|s| value_in_some_year(s, years, false))
                     .unwrap_or_else(|| Target::Unverified("one end of a range of values".into()));
                 emit(n, target, &plausible);
                 continue;
@@ -1675,7 +1675,20 @@ fn read_sentence(
                     continue;
                 }
                 let years: Vec<i32> = ctx.truth.map(|t| t.years.clone()).unwrap_or_default();
-                if let Some(target) = item.and_then(|s| value_in_some_year(s, years)) {
+                // `Total liabilities/equity 0.95x (FY2017) to 1.16x (FY2024), peaking at
+                // 1.18x`: when every name before the extreme in its sentence is that one item,
+                // the extreme is certainly the item's value in one of the years (a figure that
+                // is its value in none is wrong, whichever year was meant).
+                let sole = item.is_some()
+                    && ms
+                        .iter()
+                        .filter(|m| m.end <= xm.start)
+                        .filter(|m| {
+                            !matches!(&m.kind, MarkKind::Unknown(t)
+                                if EXTREMES.contains(&t.to_lowercase().as_str()))
+                        })
+                        .all(|m| subject_of(&m.kind).ok() == item);
+                if let Some(target) = item.and_then(|s| value_in_some_year(s, years, sole)) {
                     emit(n, target, &plausible);
                     continue;
                 }
@@ -2103,8 +2116,9 @@ fn read_sentence(
 }
 
 /// A figure that is its subject's value in one of `years` (an extreme, a range's end): tied for
-/// verification only, never contradicted. `None` without years.
-fn value_in_some_year(subject: Subject, years: Vec<i32>) -> Option<Target> {
+/// verification only, never contradicted, unless `certain` (the subject is sure: a value in none
+/// of the years is then wrong). `None` without years.
+fn value_in_some_year(subject: Subject, years: Vec<i32>, certain: bool) -> Option<Target> {
     (!years.is_empty()).then_some(Target::Tied {
         subject,
         years,
@@ -2112,7 +2126,7 @@ fn value_in_some_year(subject: Subject, years: Vec<i32>) -> Option<Target> {
             only: Only::Value,
             ..Default::default()
         },
-        certain: false,
+        certain,
         own_years: false,
     })
 }

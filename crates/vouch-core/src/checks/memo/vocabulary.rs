@@ -118,6 +118,17 @@ impl Vocabulary {
                 names.push((item.name.clone(), Entity::Item(i)));
             }
         }
+        // A known column's own header names it in prose too (`Air Traffic Liability (Deferred
+        // Revenue)` is deferred revenue, and the memo says `air traffic liability`), unless
+        // that name is already another's.
+        for (i, item) in stmts.items.iter().enumerate() {
+            if let (Some(_), Some(h)) = (item.column, item.header.as_deref()) {
+                let own = crate::names::fold(h);
+                if !own.is_empty() && !names.iter().any(|(n, _)| crate::names::fold(n) == own) {
+                    names.push((own, Entity::Item(i)));
+                }
+            }
+        }
         for m in 0..spec.metrics.len() {
             for n in spec.metric_aliases(m) {
                 names.push((n.to_string(), Entity::Metric(m)));

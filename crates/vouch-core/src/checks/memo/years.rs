@@ -89,6 +89,17 @@ fn short_range_end(
     })
 }
 
+/// Whether a four-digit run ending at `at` is the year of an ISO date (`2026-12-01`): a date
+/// stamp, not a year the memo cites as data.
+fn iso_date(chars: &[(usize, char)], at: usize) -> bool {
+    let dash = |k: usize| chars.get(k).is_some_and(|c| c.1 == '-');
+    dash(at)
+        && digit_run(chars, at + 1) == 2
+        && dash(at + 3)
+        && digit_run(chars, at + 4) == 2
+        && !chars.get(at + 6).is_some_and(|c| c.1.is_ascii_digit())
+}
+
 pub fn years(text: &str) -> Vec<YearMention> {
     // Every form holds ASCII digits.
     if !text.bytes().any(|b| b.is_ascii_digit()) {
@@ -140,7 +151,11 @@ pub fn years(text: &str) -> Vec<YearMention> {
         }
         if c.is_ascii_digit() {
             let run = digit_run(&chars, i);
-            if run == 4 && free_before(&chars, i) && free_after(&chars, i + 4) {
+            if run == 4
+                && free_before(&chars, i)
+                && free_after(&chars, i + 4)
+                && !iso_date(&chars, i + 4)
+            {
                 let year = number_at(&chars, i, 4);
                 if (1900..2100).contains(&year) {
                     out.push(YearMention {
@@ -356,6 +371,10 @@ mod tests {
         assert_eq!(ys("the FY2021-22 step-up"), vec![2021, 2022]);
         assert_eq!(ys("FY2021–22"), vec![2021, 2022]);
         assert_eq!(ys("FY2021-20"), vec![2021]);
+        assert_eq!(
+            ys("Generated 2026-12-01 23:58 UTC, on FY2024 data"),
+            vec![2024]
+        );
     }
 
     #[test]

@@ -109,8 +109,8 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> Coverage {
 
 fn check_text(ctx: &Context, text: &str, out: &mut Vec<Finding>) -> Coverage {
     let chart = &ctx.spec.chart;
-    let tol: f64 = chart.tolerance_px.parse().unwrap_or(0.5);
-    let char_width_em: f64 = chart.char_width_em.parse().unwrap_or(0.6);
+    let tol = chart.tolerance_px;
+    let char_width_em = chart.char_width_em;
     let doc = match parse::parse(text) {
         Ok(doc) => doc,
         Err(e) => {
@@ -185,7 +185,7 @@ fn check_text(ctx: &Context, text: &str, out: &mut Vec<Finding>) -> Coverage {
     let roles = panels::roles(&scene, tol);
     let detection = panels::detect(&scene, &roles, tol);
     panel_findings(ctx, &scene, &detection, &canvas_box, tol, out);
-    let tolerance: f64 = chart.fidelity_tolerance.parse().unwrap_or(0.02);
+    let tolerance = chart.fidelity_tolerance;
     let mut cov = Coverage::default();
     for p in &detection.panels {
         let c = fidelity_findings(ctx, &scene, &roles, p, tolerance, tol, out);
