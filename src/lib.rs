@@ -7,7 +7,7 @@
 
 pub use vouch_agent::{emulator, reexecute, run, sandbox};
 pub use vouch_core::{
-    bundle, checks, csvtable, names, numbers, recompute, report, source, spec, verify, Finding,
-    Report, Spec, Status, Verdict,
+    bundle, checks, names, numbers, read, recompute, report, source, spec, verify, Finding, Report,
+    Spec, Status, Verdict,
 };
 pub use vouch_runs::{audit, compare, testdata};

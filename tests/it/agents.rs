@@ -463,7 +463,8 @@ fn mutants(files: &[(String, Vec<u8>)], base: &vouch::report::Report, source: &s
 /// The chart with one mark of a pinned, verified panel moved: a bar 30 % taller from its
 /// baseline, or a point 30 % of its series' plotted range higher. `None` when no panel is pinned.
 fn moved_mark(svg: &str) -> Option<String> {
-    use vouch::checks::svg::{fidelity, panels, parse, scene};
+    use vouch::checks::svg::fidelity;
+    use vouch::read::svg::{panels, parse, scene};
     let doc = parse::parse(svg).ok()?;
     let canvas = scene::canvas(doc.root()).ok()?;
     let sc = scene::build(&doc, &canvas, 16.0, 0.6);

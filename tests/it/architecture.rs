@@ -85,3 +85,37 @@ fn the_verifier_core_pulls_in_no_runtime_http_or_dataframes() {
         .collect();
     assert!(agent.contains("hyper"), "{agent:?}");
 }
+
+/// Readers apart from judges: no file under `vouch-core/src/read/` emits a finding, names a
+/// check id, or touches the recomputed truth (it may read the source's years through
+/// `Context::years`); the judges in `checks/` do that.
+#[test]
+fn readers_emit_no_findings_and_never_see_the_truth() {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&root().join("crates/vouch-core/src/read"), &mut files);
+    assert!(files.len() >= 10, "{} reader files", files.len());
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for banned in ["Finding", "CheckId", "Truth", ".truth", "recompute::"] {
+                assert!(
+                    !code.contains(banned),
+                    "{}:{}: a reader uses `{banned}`: {line}",
+                    f.display(),
+                    i + 1
+                );
+            }
+        }
+    }
+}

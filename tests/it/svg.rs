@@ -125,8 +125,9 @@ fn panels_of(svg: &str) -> Vec<(String, Option<ReadBack>)> {
         .collect()
 }
 
+use vouch::checks::svg::fidelity;
 use vouch::checks::svg::fidelity::SeriesKind;
-use vouch::checks::svg::{fidelity, panels, parse, scene};
+use vouch::read::svg::{panels, parse, scene};
 
 #[test]
 fn reads_back_every_northstar_panel_from_zero() {

@@ -7,9 +7,9 @@
 
 pub mod bundle;
 pub mod checks;
-pub mod csvtable;
 pub mod names;
 pub mod numbers;
+pub mod read;
 pub mod recompute;
 pub mod report;
 pub mod source;

@@ -235,7 +235,7 @@ impl Statements {
             path: path.to_string(),
             why,
         };
-        let records: Vec<Vec<String>> = crate::csvtable::read_records(text)
+        let records: Vec<Vec<String>> = crate::read::table::read_records(text)
             .map_err(|e| not_csv(e.to_string()))?
             .into_iter()
             .map(|(_, cells)| cells)

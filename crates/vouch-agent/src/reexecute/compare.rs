@@ -30,9 +30,9 @@ pub struct Difference {
 
 /// Cell-by-cell differences between two CSV texts. `Err` when either is not a readable table.
 pub fn csv_differences(bundle: &str, regenerated: &str) -> Result<Vec<Difference>, String> {
-    let ours = vouch_core::csvtable::read_records(bundle)
+    let ours = vouch_core::read::table::read_records(bundle)
         .map_err(|e| format!("the bundle's file: {e}"))?;
-    let theirs = vouch_core::csvtable::read_records(regenerated)
+    let theirs = vouch_core::read::table::read_records(regenerated)
         .map_err(|e| format!("the regenerated file: {e}"))?;
     let mut out = Vec::new();
     if ours.len() != theirs.len() {

@@ -2,16 +2,16 @@
 //! source CSV or one of the six artifacts; a cited year outside the source's years warns (the
 //! error for a *number* tied to such a year is `tied`'s).
 
-use super::parse::Doc;
-use super::Scan;
 use crate::checks::Context;
+use crate::read::memo::parse::Doc;
+use crate::read::memo::Scan;
 use crate::report::CheckId;
 use crate::report::Finding;
 use std::collections::BTreeSet;
 
 /// Whether a cited file name (path and upload prefix allowed) is one the memo may cite.
 pub fn known_file(ctx: &Context, name: &str) -> bool {
-    let base = super::years::base_name(name);
+    let base = crate::read::memo::years::base_name(name);
     crate::names::same_upload(name, &ctx.stmts.file_name)
         || ctx
             .source_alias
@@ -27,7 +27,7 @@ fn said_absent(before: &str) -> bool {
     while !before.is_char_boundary(from) {
         from += 1;
     }
-    let ws = super::vocabulary::words(&before[from..]);
+    let ws = crate::read::memo::vocabulary::words(&before[from..]);
     ws.iter().rev().take(3).any(|w| {
         matches!(
             w.lower.as_str(),
@@ -44,7 +44,7 @@ fn names_a_pattern(before: &str, after: &str) -> bool {
     while !before.is_char_boundary(from) {
         from += 1;
     }
-    let ws = super::vocabulary::words(&before[from..]);
+    let ws = crate::read::memo::vocabulary::words(&before[from..]);
     let last: Vec<&str> = ws.iter().rev().take(3).map(|w| w.lower.as_str()).collect();
     let before_cue = last.windows(2).any(|w| {
         matches!(w[1], "end" | "ends" | "ending" | "ended") && matches!(w[0], "in" | "with")
@@ -58,7 +58,7 @@ fn names_a_pattern(before: &str, after: &str) -> bool {
     while !after.is_char_boundary(to) {
         to -= 1;
     }
-    let next = super::vocabulary::words(&after[..to]);
+    let next = crate::read::memo::vocabulary::words(&after[..to]);
     let after_cue = next.first().is_some_and(|w| {
         matches!(
             w.lower.as_str(),

@@ -10,10 +10,10 @@
 //! an evidence tie-out table (`| Receivables | AR 301.2 (2020) → 420.3 (2024) |` under `Fact
 //! (source: calculated_metrics.csv, years)`) traces the claim as well as prose does.
 
-use super::parse::{BlockKind, Doc};
-use super::vocabulary::contains_term;
-use super::Scan;
 use crate::checks::Context;
+use crate::read::memo::parse::{BlockKind, Doc};
+use crate::read::memo::vocabulary::contains_term;
+use crate::read::memo::Scan;
 use crate::report::CheckId;
 use crate::report::Finding;
 

@@ -3,10 +3,7 @@
 //! value must agree under §7 with the recomputed value — under the variant the metrics file uses,
 //! else any accepted variant — with ratio values without `%` scaled by fit per label (§2).
 
-use super::parse::{Doc, Table};
 use super::sections::SectionSpan;
-use super::vocabulary::{words, Entity, Vocabulary};
-use super::years::year_label;
 use super::KpiCell;
 use crate::checks::metrics::MetricsReading;
 use crate::checks::Context;
@@ -15,6 +12,9 @@ use crate::numbers::{
     fit_scale, int, judge, parse_decimal, parse_number, show_auto, show_exact, show_k, Agreement,
     Judgement, Num, Printed, Scale,
 };
+use crate::read::memo::parse::{Doc, Table};
+use crate::read::memo::vocabulary::{words, Entity, Vocabulary};
+use crate::read::memo::years::year_label;
 use crate::recompute::Truth;
 use crate::report::CheckId;
 use crate::report::{Coverage, Finding, Location, NumberDetail, Shown};
@@ -110,8 +110,9 @@ pub fn entity_for_label(ctx: &Context, vocab: &Vocabulary, label: &str) -> Optio
     // (`Free cash flow, $m`; but not `Net revenue retention`).
     let ws = words(label);
     let found = vocab.mentions(&ws);
-    let covered =
-        |w: &super::vocabulary::Word| found.iter().any(|m| m.start <= w.start && w.end <= m.end);
+    let covered = |w: &crate::read::memo::vocabulary::Word| {
+        found.iter().any(|m| m.start <= w.start && w.end <= m.end)
+    };
     if !ws
         .iter()
         .all(|w| covered(w) || UNIT_WORDS.contains(&w.lower.as_str()))
@@ -147,7 +148,7 @@ const UNIT_WORDS: &[&str] = &[
 ];
 
 /// A KPI cell as a number: footnote marks are dropped, and a `m`/`mn`/`million` suffix is read
-/// as the source's own units (as in prose, see [`super::numbers`]).
+/// as the source's own units (as in prose, see [`crate::read::memo::numbers`]).
 pub fn cell_number(text: &str) -> Option<Printed> {
     let t = text.trim().trim_end_matches(['*', '†', '‡']).trim_end();
     if let Some(p) = parse_number(t) {

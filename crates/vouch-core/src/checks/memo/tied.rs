@@ -1,5 +1,5 @@
 //! Tied numbers (contract §5 "Numbers", revised by §9): the judge of the claims
-//! [`super::claims`] read. A tied claim must match, under §7, one of its subject's admissible
+//! [`crate::read::memo::claims`] read. A tied claim must match, under §7, one of its subject's admissible
 //! values in one of its years: the value (under the variant the metrics file uses); the value in
 //! the year before when its clause or column says so; its change (absolute, relative with either
 //! base, points, magnitude); and, against another subject of a comparison, the difference of
@@ -9,14 +9,14 @@
 //! `memo.number_out_of_range`; to an undefined value, contradicted. Every claim ends verified,
 //! contradicted or unverified, and is counted in the memo's [`Coverage`].
 
-use super::claims::{Claim, Only, Op, Roles, Subject, Target};
 use super::kpi::variants;
-use super::numbers::Unit;
 use super::quote;
-use super::vocabulary::Entity;
 use crate::checks::metrics::MetricsReading;
 use crate::checks::Context;
 use crate::numbers::{int, judge, show_auto, show_k, Agreement, Judgement, Num};
+use crate::read::memo::claims::{Claim, Only, Op, Roles, Subject, Target};
+use crate::read::memo::numbers::Unit;
+use crate::read::memo::vocabulary::Entity;
 use crate::recompute::Truth;
 use crate::report::CheckId;
 use crate::report::{Coverage, Finding, Location, NumberDetail};

@@ -67,7 +67,8 @@ pub enum LayoutError {
 }
 
 pub fn parse(text: &str, spec: &Spec) -> Result<Table, LayoutError> {
-    let rows = crate::csvtable::read_records(text).map_err(|e| LayoutError::Csv(e.to_string()))?;
+    let rows =
+        crate::read::table::read_records(text).map_err(|e| LayoutError::Csv(e.to_string()))?;
     let Some((header_line, header)) = rows.first().cloned() else {
         return Err(LayoutError::Empty);
     };

@@ -29,7 +29,7 @@ pub enum TableError {
 
 pub fn parse(text: &str, spec: &Spec) -> Result<Table, TableError> {
     let records =
-        crate::csvtable::read_records(text).map_err(|e| TableError::Csv(e.to_string()))?;
+        crate::read::table::read_records(text).map_err(|e| TableError::Csv(e.to_string()))?;
     let Some((_, header)) = records.first() else {
         return Err(TableError::MissingColumn(
             "year",

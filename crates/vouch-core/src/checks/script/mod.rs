@@ -8,9 +8,9 @@
 //! `# import socket` or a string `"subprocess"` is not an import.
 
 use crate::report::CheckId;
-mod bound;
-pub mod python;
 pub mod stdlib;
+
+use crate::read::python;
 
 use crate::checks::Context;
 use crate::report::registry::CheckDef;

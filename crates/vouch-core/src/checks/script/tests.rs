@@ -118,7 +118,7 @@ fn deep_nesting_fits_the_stack_estimate() {
         format!("x = {}y\n", "lambda: ".repeat(995)),
         format!("x = a{}\n", ".b".repeat(1490)),
     ] {
-        let b = super::bound::bound(&text).expect("the scan reads it");
+        let b = crate::read::python::bound::bound(&text).expect("the scan reads it");
         let red_zone =
             python::STACK_BASE_BYTES + (b.expression + b.indent) * python::STACK_BYTES_PER_LEVEL;
         // A thread just big enough that `read` stays on it rather than growing a new stack.

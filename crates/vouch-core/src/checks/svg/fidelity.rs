@@ -15,9 +15,9 @@
 //! residual exceeds the tolerance times the plotted range (a clear misfit, not rounding). The year
 //! labels must run in one direction along the axis.
 
-use super::panels::{is_numeric, numeric_value, year_of, Axis, Panel, Role};
-use super::scene::{Scene, ShapeKind};
 use crate::names::{fold, tokens};
+use crate::read::svg::panels::{is_numeric, numeric_value, year_of, Axis, Panel, Role};
+use crate::read::svg::scene::{Scene, ShapeKind};
 use crate::source::Statements;
 use crate::spec::Spec;
 
@@ -432,11 +432,11 @@ fn common_edge(edges: &[(f64, f64)], tol: f64) -> Option<f64> {
 fn zero_position(scene: &Scene, panel: &Panel, tol: f64) -> Option<f64> {
     let axis = panel.axis;
     // Digits sit about 0.35 em above the baseline at their middle.
-    let level = |t: &super::scene::Text| match axis {
+    let level = |t: &crate::read::svg::scene::Text| match axis {
         Axis::Horizontal => axis.value((0.0, t.anchor.1 - 0.35 * t.font_px)),
         Axis::Vertical => axis.value(t.bbox.center()),
     };
-    let labels: Vec<&super::scene::Text> = panel
+    let labels: Vec<&crate::read::svg::scene::Text> = panel
         .texts
         .iter()
         .map(|&t| &scene.texts[t])
@@ -475,8 +475,8 @@ fn zero_position(scene: &Scene, panel: &Panel, tol: f64) -> Option<f64> {
 /// value (`38%, 28%, 19%, 9%, -0%, -10%` 62 px apart). Their zero is then only near zero, so it is
 /// no baseline.
 fn rounded_labels(
-    labels: &[&super::scene::Text],
-    level: &dyn Fn(&super::scene::Text) -> f64,
+    labels: &[&crate::read::svg::scene::Text],
+    level: &dyn Fn(&crate::read::svg::scene::Text) -> f64,
     tol: f64,
 ) -> bool {
     let mut at: Vec<(f64, f64)> = labels

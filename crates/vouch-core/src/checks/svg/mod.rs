@@ -5,12 +5,9 @@
 
 use crate::report::CheckId;
 pub mod fidelity;
-pub mod geometry;
-pub mod panels;
-pub mod parse;
 pub mod safety;
-pub mod scene;
-pub mod style;
+
+use crate::read::svg::{geometry, panels, parse, scene, style};
 
 use crate::checks::Context;
 use crate::numbers::{show_auto, to_f64};

@@ -2,7 +2,8 @@
 //! and no reference that would make a viewer fetch anything: only `#…` fragments and `data:`
 //! images may be referenced.
 
-use super::parse::Document;
+use crate::read::svg::parse::Document;
+use crate::read::svg::shorten;
 use crate::report::CheckId;
 
 /// One unsafe construct, with the line it is on.
@@ -253,20 +254,10 @@ fn outside_urls(text: &str) -> Vec<String> {
     out
 }
 
-/// A value cut to 60 characters (and trimmed) for a message.
-pub(super) fn shorten(s: &str) -> String {
-    let s = s.trim();
-    if s.chars().count() > 60 {
-        format!("{}…", s.chars().take(60).collect::<String>())
-    } else {
-        s.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::svg::parse::parse;
+    use crate::read::svg::parse::parse;
 
     fn ids(svg: &str) -> Vec<CheckId> {
         hazards(&parse(svg).unwrap())

@@ -16,6 +16,8 @@
 //! bounded before parsing (see [`nesting_problem`]) so that a hostile script cannot exhaust the
 //! stack or memory.
 
+pub mod bound;
+
 use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::visitor::{walk_expr, walk_stmt, Visitor};
 use ruff_python_ast::{
@@ -38,11 +40,11 @@ const MAX_EXPRESSION_DEPTH: usize = 3000;
 /// keep the recursion well inside it.
 const STACK_BYTES: usize = 64 << 20;
 /// Stack the parse and walk need besides their recursion (ruff's parser grows its own stack).
-pub(super) const STACK_BASE_BYTES: usize = 256 << 10;
+pub const STACK_BASE_BYTES: usize = 256 << 10;
 /// Stack the walk and the AST's drop need per unit of the nesting bound (at most one AST level per
 /// unit; debug builds measured about 1.7 KiB per level, so this is more than twice that; see
 /// `deep_nesting_fits_the_stack_estimate`).
-pub(super) const STACK_BYTES_PER_LEVEL: usize = 4 << 10;
+pub const STACK_BYTES_PER_LEVEL: usize = 4 << 10;
 // rayon's workers (where `verify` runs the script family) have room for the deepest nesting.
 const _: () = assert!(
     crate::verify::WORKER_STACK_BYTES
@@ -151,7 +153,7 @@ pub fn read(text: &str, version: &str) -> Reading {
     let lines = LineIndex::new(text);
     // The byte-level bound proves most scripts far from every nesting limit; only the others pay
     // for the exact token-level check (a second full lex).
-    let bound = super::bound::bound(text).filter(|b| {
+    let bound = bound::bound(text).filter(|b| {
         b.indent <= MAX_INDENT_DEPTH
             && b.brackets <= MAX_BRACKET_DEPTH
             && b.expression <= MAX_EXPRESSION_DEPTH

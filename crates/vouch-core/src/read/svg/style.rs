@@ -518,7 +518,7 @@ pub fn winning(declarations: &[(String, String)]) -> Vec<(&'static str, String)>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::svg::parse::parse;
+    use crate::read::svg::parse::parse;
 
     fn size_of(svg: &str, index: usize) -> Option<String> {
         let doc = parse(svg).unwrap();

@@ -7,7 +7,7 @@ use super::geometry::{
     Length, Transform,
 };
 use super::parse::{Child, Document, Element};
-use super::safety::shorten;
+use super::shorten;
 use super::style::{font_size, winning, StyleSheet, PROPERTIES as STYLE_PROPERTIES};
 
 /// Most path vertices read across the chart (bounds time and memory).
@@ -645,7 +645,7 @@ fn close(a: (f64, f64), b: (f64, f64)) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::svg::parse::parse;
+    use crate::read::svg::parse::parse;
 
     fn scene(svg: &str) -> (Canvas, Scene) {
         let doc = parse(svg).unwrap();

@@ -4,7 +4,7 @@
 //! [`Claim`]: what it is said of (a [`Subject`]: a §1 line item, a §2 metric or the ratio of two
 //! of them), the years it may be of, the roles it may have (value, prior value, change, the
 //! difference from another subject) — or, when vouch cannot tie it with certainty, *unverified*
-//! with the reason. Nothing is judged here; [`super::tied`] compares the tied claims with the
+//! with the reason. Nothing is judged here; [`crate::checks::memo::tied`] compares the tied claims with the
 //! truth.
 //!
 //! Reading a sentence: it is split into clauses at `;`, at the comparison words of the spec
@@ -30,9 +30,9 @@
 //! number that matches its own reading or any plausible one, contradicts it only when it matches
 //! none and its reading was certain, and leaves it unverified otherwise.
 
+use super::headings::numbering_len;
 use super::numbers::{numbers, NumberMention, Unit};
 use super::parse::{Block, BlockKind, Doc, Table};
-use super::sections::numbering_len;
 use super::vocabulary::{Entity, Vocabulary, Word};
 use super::years::YearMention;
 use super::{sentences, Scan};
@@ -1301,7 +1301,7 @@ fn read_sentence(
                     .rev()
                     .find(|m| m.end <= n.start)
                     .and_then(|m| subject_of(&m.kind).ok());
-                let years: Vec<i32> = ctx.truth.map(|t| t.years.clone()).unwrap_or_default();
+                let years: Vec<i32> = ctx.years().map(<[i32]>::to_vec).unwrap_or_default();
                 let target = item
                     .and_then(|s| value_in_some_year(s, years, false))
                     .unwrap_or_else(|| Target::Unverified("one end of a range of values".into()));
@@ -1606,10 +1606,8 @@ fn read_sentence(
                     _ => None,
                 };
                 let stated = lead_span.or(stated);
-                let span = stated.or_else(|| {
-                    ctx.truth
-                        .and_then(|t| Some((*t.years.first()?, *t.years.last()?)))
-                });
+                let span =
+                    stated.or_else(|| ctx.years().and_then(|ys| Some((*ys.first()?, *ys.last()?))));
                 // Certain when its span is the sentence's own two years and one item is named
                 // before it (`Revenue grew from 9,030 (FY2018) to 17,606 (FY2022), an 18.2% CAGR`).
                 let one_item = dedup(
@@ -1674,7 +1672,7 @@ fn read_sentence(
                     );
                     continue;
                 }
-                let years: Vec<i32> = ctx.truth.map(|t| t.years.clone()).unwrap_or_default();
+                let years: Vec<i32> = ctx.years().map(<[i32]>::to_vec).unwrap_or_default();
                 // `Total liabilities/equity 0.95x (FY2017) to 1.16x (FY2024), peaking at
                 // 1.18x`: when every name before the extreme in its sentence is that one item,
                 // the extreme is certainly the item's value in one of the years (a figure that
@@ -2051,7 +2049,7 @@ fn read_sentence(
                 // as long as the source's years, list them in order: the figure at position i
                 // is of the i-th year. Otherwise any source year, for verification only.
                 let clause_years: Vec<i32> = dedup(cys.iter().map(|y| y.year));
-                let source_years: Vec<i32> = ctx.truth.map(|t| t.years.clone()).unwrap_or_default();
+                let source_years: Vec<i32> = ctx.years().map(<[i32]>::to_vec).unwrap_or_default();
                 let in_order = if clause_years.len() == len {
                     Some(clause_years)
                 } else if source_years.len() == len {

@@ -1,5 +1,5 @@
 //! A cheap upper bound on a script's nesting, from its bytes alone, so that the exact token-level
-//! nesting check in [`super::python`] (a second full lex of the file) runs only when a script
+//! nesting check in [`super`] (a second full lex of the file) runs only when a script
 //! could come near CPython's limits.
 //!
 //! The exact check counts, per logical line, open brackets and operator/keyword tokens, and

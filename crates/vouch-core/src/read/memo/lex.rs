@@ -1,5 +1,5 @@
 //! Character classes and case-insensitive literals shared by the memo's hand-written scanners
-//! ([`super::numbers`] and the heading numbering in [`super::sections`]).
+//! ([`super::numbers`] and the heading numbering in [`crate::checks::memo::sections`]).
 //!
 //! The scanners replaced two regular expressions whose compilation alone cost a millisecond per
 //! process (docs/performance.md). Their classes are defined here once:
