@@ -15,6 +15,7 @@ use crate::report::{Family, Finding, Location, NumberDetail, Shown};
 use crate::source::Statements;
 use crate::spec::{RuleItems, Spec};
 use num_traits::{Signed, Zero};
+use std::collections::{HashMap, HashSet};
 
 pub const CHECKS: &[CheckDef] = crate::checks![Family::Movements;
     CheckId::MovementsUnreadable, Fail, "unusual_movements.csv is not UTF-8 text (or holds a NUL byte).",
@@ -388,19 +389,48 @@ struct Judged<'a> {
 
 pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) -> MovementsReading {
     let mut reading = MovementsReading::default();
-    let spec = ctx.spec;
-    let name = spec.artifacts.movements.as_str();
+    let name = ctx.spec.artifacts.movements.as_str();
     let Some(truth) = ctx.truth else {
         return reading;
     };
     let Some(text) = ctx.text(name, CheckId::MovementsUnreadable, out) else {
         return reading;
     };
-    let table = match table::parse(text, spec) {
-        Ok(t) => t,
+    let Some(table) = read_table(text, ctx.spec, name, out) else {
+        return reading;
+    };
+    let mut rows = Rows::default();
+    for row in &table.rows {
+        judge_row(ctx, truth, metrics, row, &mut rows, out);
+    }
+    judge_changes(ctx, truth, &table, &rows.judged, &mut reading, out);
+    report_missing(ctx, truth, &rows.listed, &mut rows.unknown, out);
+    report_unknown(name, rows.unknown, out);
+    reading
+}
+
+/// What the rows of `unusual_movements.csv` said, gathered before the expected flags are
+/// matched against them.
+#[derive(Default)]
+struct Rows<'a> {
+    /// Rows whose item vouch could not name (judged after the expected flags: one may be a flag
+    /// under a name vouch does not know).
+    unknown: Vec<Unknown>,
+    /// The (year, item) pairs the file lists.
+    listed: HashSet<(usize, ItemRef)>,
+    /// (year, item, folded rule) → the row that first listed it.
+    first_rows: HashMap<(usize, ItemRef, String), Option<usize>>,
+    /// Rows a rule supports, whose printed change is judged next.
+    judged: Vec<Judged<'a>>,
+}
+
+/// The movements table, or a `movements.parse` finding.
+fn read_table(text: &str, spec: &Spec, name: &str, out: &mut Vec<Finding>) -> Option<table::Table> {
+    match table::parse(text, spec) {
+        Ok(t) => Some(t),
         Err(table::TableError::Csv(e)) => {
             out.push(Finding::fail(CheckId::MovementsParse, e).artifact(name));
-            return reading;
+            None
         }
         Err(table::TableError::MissingColumn(what, header)) => {
             out.push(
@@ -410,183 +440,216 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
                 )
                 .artifact(name),
             );
-            return reading;
+            None
         }
+    }
+}
+
+/// Which item (and rule) a row names, and its year index (`None` for the first source year or a
+/// year outside the source).
+fn read_row_item(
+    ctx: &Context,
+    truth: &Truth,
+    metrics: &MetricsReading,
+    row: &table::Row,
+) -> (Option<Resolved>, Option<usize>) {
+    let (spec, stmts) = (ctx.spec, ctx.stmts);
+    // Read through the rule when the item is nothing else, or when only that reading has a
+    // rule that fires (an `accounts_receivable` row under a receivables rule that fires).
+    let through = resolve_through_rule(&row.item, row.rule.as_deref(), spec);
+    let plain = resolve_item(&row.item, spec, stmts);
+    let row_t = parse_year_label(&row.year)
+        .and_then(|y| truth.year_index(y))
+        .filter(|&t| t > 0);
+    let fires = |r: &Resolved| {
+        row_t.is_some_and(|t| {
+            let mut f = supporting(truth, metrics, t, r.item);
+            if let Some(rule) = r.only_rule {
+                f.retain(|x| x.basis == Basis::Rule(rule));
+            }
+            !f.is_empty()
+        })
     };
-    let stmts = ctx.stmts;
-    let mut unknown: Vec<Unknown> = Vec::new();
-    let mut listed: std::collections::HashSet<(usize, ItemRef)> = Default::default();
-    // (year, item, folded rule) → the row that first listed it.
-    let mut first_rows: std::collections::HashMap<(usize, ItemRef, String), Option<usize>> =
-        Default::default();
-    let mut judged: Vec<Judged> = Vec::new();
-    for row in &table.rows {
-        let loc = Location {
-            line: Some(row.line),
-            row: Some(row.row),
-            ..Default::default()
-        };
-        // Read through the rule when the item is nothing else, or when only that reading has a
-        // rule that fires (an `accounts_receivable` row under a receivables rule that fires).
-        let through = resolve_through_rule(&row.item, row.rule.as_deref(), spec);
-        let plain = resolve_item(&row.item, spec, stmts);
-        let row_t = parse_year_label(&row.year)
-            .and_then(|y| truth.year_index(y))
-            .filter(|&t| t > 0);
-        let fires = |r: &Resolved| {
+    // A row naming a rule is read the way that rule fires (`accounts_receivable` under the
+    // receivables rule is receivables growth, though its own yoy move fires another rule).
+    let named_rule = row.rule.as_deref().and_then(|r| resolve_rule(r, spec));
+    let fires_named = |r: &Resolved| {
+        named_rule.is_some_and(|nr| {
             row_t.is_some_and(|t| {
-                let mut f = supporting(truth, metrics, t, r.item);
-                if let Some(rule) = r.only_rule {
-                    f.retain(|x| x.basis == Basis::Rule(rule));
-                }
-                !f.is_empty()
+                supporting(truth, metrics, t, r.item)
+                    .iter()
+                    .any(|f| f.basis == Basis::Rule(nr))
             })
-        };
-        // A row naming a rule is read the way that rule fires (`accounts_receivable` under the
-        // receivables rule is receivables growth, though its own yoy move fires another rule).
-        let named_rule = row.rule.as_deref().and_then(|r| resolve_rule(r, spec));
-        let fires_named = |r: &Resolved| {
-            named_rule.is_some_and(|nr| {
-                row_t.is_some_and(|t| {
-                    supporting(truth, metrics, t, r.item)
-                        .iter()
-                        .any(|f| f.basis == Basis::Rule(nr))
-                })
-            })
-        };
-        let chosen = match (through, plain) {
-            (Some(th), Some(p)) if fires(&th) && !fires(&p) => Some(th),
-            (Some(th), Some(p)) if fires_named(&th) && !fires_named(&p) => Some(th),
-            (_, Some(p)) => Some(p),
-            (th, None) => th,
-        };
-        let Some(res) = chosen else {
-            // Judged after the expected flags: it may be one of them under a name vouch does
-            // not know (`st_investments`).
-            unknown.push(Unknown {
-                t: row_t,
-                change: row
-                    .change
-                    .as_deref()
-                    .filter(|c| !spec.is_blank(c))
-                    .and_then(change_number),
-                item: row.item.clone(),
-                location: Location {
-                    column: Some("item".into()),
-                    ..loc
-                },
-            });
-            continue;
-        };
-        let Some(t) = row_t else {
-            out.push(
-                Finding::fail(
-                    CheckId::MovementsSpurious,
-                    format!(
-                        "`{}` is not a year after the first source year ({}–{}); no movement can be flagged for it",
-                        row.year,
-                        truth.years[0],
-                        truth.years[truth.years.len() - 1]
-                    ),
-                )
-                .artifact(name)
-                .at(Location { column: Some("year".into()), ..loc }),
-            );
-            continue;
-        };
-        let loc = Location {
-            year: Some(truth.years[t]),
-            ..loc
-        };
-        listed.insert((t, res.item));
-        let rule_key = row.rule.as_deref().map(fold).unwrap_or_default();
-        if let Some(first) = first_rows.get(&(t, res.item, rule_key.clone())) {
+        })
+    };
+    let chosen = match (through, plain) {
+        (Some(th), Some(p)) if fires(&th) && !fires(&p) => Some(th),
+        (Some(th), Some(p)) if fires_named(&th) && !fires_named(&p) => Some(th),
+        (_, Some(p)) => Some(p),
+        (th, None) => th,
+    };
+    (chosen, row_t)
+}
+
+/// One row of `unusual_movements.csv`: what it names, whether a rule supports it, and its
+/// printed change, gathered in `rows` (its printed change is judged once the column's scale is
+/// known).
+fn judge_row<'a>(
+    ctx: &Context,
+    truth: &'a Truth,
+    metrics: &MetricsReading,
+    row: &'a table::Row,
+    rows: &mut Rows<'a>,
+    out: &mut Vec<Finding>,
+) {
+    let (spec, stmts) = (ctx.spec, ctx.stmts);
+    let name = spec.artifacts.movements.as_str();
+    let loc = Location {
+        line: Some(row.line),
+        row: Some(row.row),
+        ..Default::default()
+    };
+    let (chosen, row_t) = read_row_item(ctx, truth, metrics, row);
+    let Some(res) = chosen else {
+        // Judged after the expected flags: it may be one of them under a name vouch does
+        // not know (`st_investments`).
+        rows.unknown.push(Unknown {
+            t: row_t,
+            change: row
+                .change
+                .as_deref()
+                .filter(|c| !spec.is_blank(c))
+                .and_then(change_number),
+            item: row.item.clone(),
+            location: Location {
+                column: Some("item".into()),
+                ..loc
+            },
+        });
+        return;
+    };
+    let Some(t) = row_t else {
+        out.push(
+            Finding::fail(
+                CheckId::MovementsSpurious,
+                format!(
+                    "`{}` is not a year after the first source year ({}–{}); no movement can be flagged for it",
+                    row.year,
+                    truth.years[0],
+                    truth.years[truth.years.len() - 1]
+                ),
+            )
+            .artifact(name)
+            .at(Location { column: Some("year".into()), ..loc }),
+        );
+        return;
+    };
+    let loc = Location {
+        year: Some(truth.years[t]),
+        ..loc
+    };
+    rows.listed.insert((t, res.item));
+    let rule_key = row.rule.as_deref().map(fold).unwrap_or_default();
+    if let Some(first) = rows.first_rows.get(&(t, res.item, rule_key.clone())) {
+        out.push(
+            Finding::warn(
+                CheckId::MovementsDuplicateRow,
+                format!(
+                    "{} in {} is listed again{}",
+                    item_name(spec, stmts, res.item),
+                    truth.years[t],
+                    first
+                        .map(|r| format!(" (first in row {r})"))
+                        .unwrap_or_default()
+                ),
+            )
+            .artifact(name)
+            .at(loc.clone()),
+        );
+    } else {
+        rows.first_rows.insert((t, res.item, rule_key), loc.row);
+    }
+    let Some(flags) = row_flags(ctx, truth, metrics, row, &res, t, &loc, out) else {
+        return;
+    };
+    let printed = printed_change(spec, row, &loc, out);
+    rows.judged.push(Judged {
+        row,
+        t,
+        flags,
+        printed,
+    });
+}
+
+/// The flags that support a listed (year, item), narrowed to the rule the row names when that
+/// rule fires; `None`, with its finding, when none does (or the move is from a zero base).
+#[allow(clippy::too_many_arguments)]
+fn row_flags<'a>(
+    ctx: &Context,
+    truth: &'a Truth,
+    metrics: &MetricsReading,
+    row: &table::Row,
+    res: &Resolved,
+    t: usize,
+    loc: &Location,
+    out: &mut Vec<Finding>,
+) -> Option<Vec<&'a Flag>> {
+    let (spec, stmts) = (ctx.spec, ctx.stmts);
+    let name = spec.artifacts.movements.as_str();
+    let loc = loc.clone();
+    let mut flags = supporting(truth, metrics, t, res.item);
+    if let Some(r) = res.only_rule {
+        flags.retain(|f| f.basis == Basis::Rule(r));
+    }
+    let item = item_name(spec, stmts, res.item);
+    // Contract §9: a flag for a move from a zero base to a non-zero value is an accepted
+    // extra, whatever its change says.
+    if flags.is_empty() && zero_base(stmts, res.item, t) {
+        out.push(
+            Finding::info(
+                CheckId::MovementsExtraFlag,
+                format!(
+                    "{item} in {} moves from a zero base to a non-zero value: an accepted extra flag (no rule's \
+                     percentage is defined, its change is not judged)",
+                    truth.years[t]
+                ),
+            )
+            .artifact(name)
+            .at(loc),
+        );
+        return None;
+    }
+    if flags.is_empty() {
+        out.push(
+            Finding::fail(
+                CheckId::MovementsSpurious,
+                format!(
+                    "{item} in {} is flagged but no rule fires for it",
+                    truth.years[t]
+                ),
+            )
+            .artifact(name)
+            .at(loc),
+        );
+        return None;
+    }
+    let named = row
+        .rule
+        .as_deref()
+        .filter(|r| !r.is_empty())
+        .and_then(|r| resolve_rule(r, spec))
+        .filter(|&r| rule_applies(spec, r, res.item));
+    if let Some(r) = named {
+        if flags.iter().any(|f| f.basis == Basis::Rule(r)) {
+            flags.retain(|f| f.basis == Basis::Rule(r));
+        } else {
             out.push(
                 Finding::warn(
-                    CheckId::MovementsDuplicateRow,
+                    CheckId::MovementsRuleMismatch,
                     format!(
-                        "{} in {} is listed again{}",
-                        item_name(spec, stmts, res.item),
+                        "{item} in {}: rule `{}` does not fire, but {} does",
                         truth.years[t],
-                        first
-                            .map(|r| format!(" (first in row {r})"))
-                            .unwrap_or_default()
-                    ),
-                )
-                .artifact(name)
-                .at(loc.clone()),
-            );
-        } else {
-            first_rows.insert((t, res.item, rule_key), loc.row);
-        }
-        let mut flags = supporting(truth, metrics, t, res.item);
-        if let Some(r) = res.only_rule {
-            flags.retain(|f| f.basis == Basis::Rule(r));
-        }
-        let item = item_name(spec, stmts, res.item);
-        // Contract §9: a flag for a move from a zero base to a non-zero value is an accepted
-        // extra, whatever its change says.
-        if flags.is_empty() && zero_base(stmts, res.item, t) {
-            out.push(
-                Finding::info(
-                    CheckId::MovementsExtraFlag,
-                    format!(
-                        "{item} in {} moves from a zero base to a non-zero value: an accepted extra flag (no rule's \
-                         percentage is defined, its change is not judged)",
-                        truth.years[t]
-                    ),
-                )
-                .artifact(name)
-                .at(loc),
-            );
-            continue;
-        }
-        if flags.is_empty() {
-            out.push(
-                Finding::fail(
-                    CheckId::MovementsSpurious,
-                    format!(
-                        "{item} in {} is flagged but no rule fires for it",
-                        truth.years[t]
-                    ),
-                )
-                .artifact(name)
-                .at(loc),
-            );
-            continue;
-        }
-        let named = row
-            .rule
-            .as_deref()
-            .filter(|r| !r.is_empty())
-            .and_then(|r| resolve_rule(r, spec))
-            .filter(|&r| rule_applies(spec, r, res.item));
-        if let Some(r) = named {
-            if flags.iter().any(|f| f.basis == Basis::Rule(r)) {
-                flags.retain(|f| f.basis == Basis::Rule(r));
-            } else {
-                out.push(
-                    Finding::warn(
-                        CheckId::MovementsRuleMismatch,
-                        format!(
-                            "{item} in {}: rule `{}` does not fire, but {} does",
-                            truth.years[t],
-                            spec.movements.rules[r].id,
-                            basis_name(spec, flags[0].basis)
-                        ),
-                    )
-                    .artifact(name)
-                    .at(loc.clone()),
-                );
-            }
-        }
-        if flags.iter().all(|f| !f.required) {
-            out.push(
-                Finding::info(
-                    CheckId::MovementsExtraFlag,
-                    format!(
-                        "{item} in {} is supported by an accepted extra rule ({})",
-                        truth.years[t],
+                        spec.movements.rules[r].id,
                         basis_name(spec, flags[0].basis)
                     ),
                 )
@@ -594,32 +657,61 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
                 .at(loc.clone()),
             );
         }
-        let printed = row
-            .change
-            .as_deref()
-            .filter(|c| !spec.is_blank(c))
-            .and_then(|c| {
-                let p = change_number(c);
-                if p.is_none() {
-                    out.push(
-                        Finding::fail(
-                            CheckId::MovementsChange,
-                            format!("change `{c}` is not a number"),
-                        )
-                        .artifact(name)
-                        .at(loc.clone()),
-                    );
-                }
-                p
-            });
-        judged.push(Judged {
-            row,
-            t,
-            flags,
-            printed,
-        });
     }
+    if flags.iter().all(|f| !f.required) {
+        out.push(
+            Finding::info(
+                CheckId::MovementsExtraFlag,
+                format!(
+                    "{item} in {} is supported by an accepted extra rule ({})",
+                    truth.years[t],
+                    basis_name(spec, flags[0].basis)
+                ),
+            )
+            .artifact(name)
+            .at(loc.clone()),
+        );
+    }
+    Some(flags)
+}
 
+/// A row's printed change, or a `movements.change` finding when it is not a number.
+fn printed_change(
+    spec: &Spec,
+    row: &table::Row,
+    loc: &Location,
+    out: &mut Vec<Finding>,
+) -> Option<Printed> {
+    let name = spec.artifacts.movements.as_str();
+    row.change
+        .as_deref()
+        .filter(|c| !spec.is_blank(c))
+        .and_then(|c| {
+            let p = change_number(c);
+            if p.is_none() {
+                out.push(
+                    Finding::fail(
+                        CheckId::MovementsChange,
+                        format!("change `{c}` is not a number"),
+                    )
+                    .artifact(name)
+                    .at(loc.clone()),
+                );
+            }
+            p
+        })
+}
+
+/// Each listed row's printed change against its supporting flags' changes, at the scale that
+/// fits the whole column.
+fn judge_changes(
+    ctx: &Context,
+    truth: &Truth,
+    table: &table::Table,
+    judged: &[Judged],
+    reading: &mut MovementsReading,
+    out: &mut Vec<Finding>,
+) {
     // Scale of the change column by fit over all rows' candidate values.
     let pairs: Vec<(Num, Printed)> = judged
         .iter()
@@ -639,7 +731,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
         .collect();
     let hint = table.change_header.as_deref().is_some_and(percent_hint);
     let scale = fit_scale(pairs.iter().map(|(x, p)| (x, p)), hint).scale;
-    for j in &judged {
+    for j in judged {
         let Some(p) = &j.printed else { continue };
         let mut s = if p.percent { Scale::Hundred } else { scale };
         let candidates: Vec<(&Num, &Flag)> = j
@@ -685,43 +777,72 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
         if best_a == Agreement::Pass || alternative {
             continue;
         }
-        let jd = judge(x, p, &s.factor());
-        let places = p.decimals.max(0) as u32 + 3;
-        let detail = NumberDetail {
-            formula: Some(match flag.basis {
-                Basis::Rule(r) => spec.movements.rules[r].change.to_string(),
-                Basis::MetricGrowth { .. } => spec.movements.extra_growth_change.to_string(),
-            }),
-            variant: Some(basis_name(spec, flag.basis)),
-            scale: Some(s.name().into()),
-            ..NumberDetail::judged(x, p, &s.factor(), &jd, Shown::Places(places))
-        };
-        let item = item_name(spec, stmts, flag.item);
-        let year = truth.years[j.t];
-        let loc = location;
-        let negated = judge(&-x.clone(), p, &s.factor()).agreement == Agreement::Pass;
-        let f = if best_a == Agreement::Warn {
-            Finding::warn(
-                CheckId::MovementsChange,
-                format!("{item} in {year}: change `{}` is off by more than half a unit of its last digit", p.raw),
-            )
-        } else if negated {
-            Finding::fail(
-                CheckId::MovementsChange,
-                format!("{item} in {year}: change `{}` has the wrong sign", p.raw),
-            )
-        } else {
-            Finding::fail(
-                CheckId::MovementsChange,
-                format!(
-                    "{item} in {year}: change `{}` does not match the recomputed change",
-                    p.raw
-                ),
-            )
-        };
-        out.push(f.artifact(name).at(loc).number(detail));
+        let f = change_finding(ctx, flag, p, x, s, best_a, truth.years[j.t]);
+        let name = ctx.spec.artifacts.movements.as_str();
+        out.push(f.artifact(name).at(location));
     }
+}
 
+/// The finding for a printed change that matches no supporting flag's change.
+fn change_finding(
+    ctx: &Context,
+    flag: &Flag,
+    p: &Printed,
+    x: &Num,
+    s: Scale,
+    best_a: Agreement,
+    year: i32,
+) -> Finding {
+    let (spec, stmts) = (ctx.spec, ctx.stmts);
+    let jd = judge(x, p, &s.factor());
+    let places = p.decimals.max(0) as u32 + 3;
+    let detail = NumberDetail {
+        formula: Some(match flag.basis {
+            Basis::Rule(r) => spec.movements.rules[r].change.to_string(),
+            Basis::MetricGrowth { .. } => spec.movements.extra_growth_change.to_string(),
+        }),
+        variant: Some(basis_name(spec, flag.basis)),
+        scale: Some(s.name().into()),
+        ..NumberDetail::judged(x, p, &s.factor(), &jd, Shown::Places(places))
+    };
+    let item = item_name(spec, stmts, flag.item);
+    let negated = judge(&-x.clone(), p, &s.factor()).agreement == Agreement::Pass;
+    let f = if best_a == Agreement::Warn {
+        Finding::warn(
+            CheckId::MovementsChange,
+            format!(
+                "{item} in {year}: change `{}` is off by more than half a unit of its last digit",
+                p.raw
+            ),
+        )
+    } else if negated {
+        Finding::fail(
+            CheckId::MovementsChange,
+            format!("{item} in {year}: change `{}` has the wrong sign", p.raw),
+        )
+    } else {
+        Finding::fail(
+            CheckId::MovementsChange,
+            format!(
+                "{item} in {year}: change `{}` does not match the recomputed change",
+                p.raw
+            ),
+        )
+    };
+    f.number(detail)
+}
+
+/// Every expected (year, item) the file does not list: missing, or (a row of an unknown name
+/// with that year and change) the flag under another name.
+fn report_missing(
+    ctx: &Context,
+    truth: &Truth,
+    listed: &HashSet<(usize, ItemRef)>,
+    unknown: &mut Vec<Unknown>,
+    out: &mut Vec<Finding>,
+) {
+    let (spec, stmts) = (ctx.spec, ctx.stmts);
+    let name = spec.artifacts.movements.as_str();
     // Every expected pair must be listed.
     let mut reported: std::collections::HashSet<(usize, ItemRef)> = Default::default();
     for f in truth.expected() {
@@ -800,6 +921,10 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             }),
         );
     }
+}
+
+/// The rows whose item is neither a source line item nor a §2 metric, in row order.
+fn report_unknown(name: &str, mut unknown: Vec<Unknown>, out: &mut Vec<Finding>) {
     unknown.sort_by_key(|u| u.location.row);
     for u in unknown {
         out.push(
@@ -811,7 +936,6 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
             .at(u.location),
         );
     }
-    reading
 }
 
 /// Unknown-item rows tried as aliases of a missing flag (more are plain unknown items).
