@@ -92,14 +92,66 @@ fn fact(facts: &SourceFacts, fact: crate::spec::Fact) -> Option<bool> {
 }
 
 pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
-    let spec = ctx.spec;
-    let name = spec.artifacts.manifest.as_str();
+    let name = ctx.spec.artifacts.manifest.as_str();
     let mut reading = ManifestReading::default();
     let Some(text) = ctx.text(name, CheckId::ManifestUnreadable, out) else {
         return reading;
     };
-    let obj: Map<String, Value> = match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(o)) => o,
+    let Some(obj) = read_object(text, name, out) else {
+        return reading;
+    };
+    report_duplicate_keys(text, name, out);
+    // Every required key first (their absence is reported before any value is judged).
+    let mut get = |key: &str| -> Option<&Value> {
+        let v = obj.get(key);
+        if v.is_none() {
+            out.push(
+                Finding::fail(
+                    CheckId::ManifestMissingKey,
+                    format!("required key `{key}` is absent"),
+                )
+                .artifact(name),
+            );
+        }
+        v
+    };
+    let input = get("input_filename").cloned();
+    let rows = get("row_count").cloned();
+    let range = get("year_range").cloned();
+    let validation = get("validation_results").cloned();
+    let generated = get("generated_filenames").cloned();
+    let exec = get("execution_directory").cloned();
+    if let Some(v) = input {
+        check_input(ctx, &v, text, &mut reading, out);
+    }
+    if let Some(v) = rows {
+        check_rows(ctx, &v, text, out);
+    }
+    if let Some(v) = range {
+        check_year_range(ctx, &v, text, &mut reading, out);
+    }
+    if let Some(v) = validation {
+        check_validation(ctx, &v, text, out);
+    }
+    if let Some(v) = generated {
+        check_generated(
+            ctx,
+            &v,
+            name,
+            key_location(text, "generated_filenames"),
+            out,
+        );
+    }
+    if let Some(v) = exec {
+        check_execution_directory(ctx, &v, text, out);
+    }
+    reading
+}
+
+/// The manifest's top-level object, or a `manifest.parse` finding.
+fn read_object(text: &str, name: &str, out: &mut Vec<Finding>) -> Option<Map<String, Value>> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(o)) => Some(o),
         Ok(other) => {
             out.push(
                 Finding::fail(
@@ -108,7 +160,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
                 )
                 .artifact(name),
             );
-            return reading;
+            None
         }
         Err(e) => {
             out.push(
@@ -116,9 +168,13 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
                     .artifact(name)
                     .line(e.line()),
             );
-            return reading;
+            None
         }
-    };
+    }
+}
+
+/// A `manifest.duplicate_key` warning for every key given twice in one object.
+fn report_duplicate_keys(text: &str, name: &str, out: &mut Vec<Finding>) {
     for path in duplicate_keys(text) {
         let key = path.rsplit('.').next().unwrap_or(&path).to_string();
         let needle = format!("\"{key}\"");
@@ -140,198 +196,224 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> ManifestReading {
             }),
         );
     }
-    let line_of = |key: &str| -> Option<usize> {
-        let needle = format!("\"{key}\"");
-        text.find(&needle).map(|at| line_at(text, at))
-    };
-    let at = |key: &str| Location {
-        line: line_of(key),
+}
+
+/// Where a key is first written: its line, and the key as the column.
+fn key_location(text: &str, key: &str) -> Location {
+    let needle = format!("\"{key}\"");
+    Location {
+        line: text.find(&needle).map(|at| line_at(text, at)),
         column: Some(key.to_string()),
         ..Default::default()
-    };
-    let mut get = |key: &str| -> Option<&Value> {
-        let v = obj.get(key);
-        if v.is_none() {
+    }
+}
+
+/// `input_filename`: the source's name, an upload prefix allowed.
+fn check_input(
+    ctx: &Context,
+    v: &Value,
+    text: &str,
+    reading: &mut ManifestReading,
+    out: &mut Vec<Finding>,
+) {
+    let (stmts, name) = (ctx.stmts, ctx.spec.artifacts.manifest.as_str());
+    match v.as_str() {
+        Some(s) if crate::names::same_upload(s, &stmts.file_name) => {}
+        other => {
+            if let Some(s) = other.filter(|s| !s.trim().is_empty()) {
+                reading.input_filename = Some(s.to_string());
+            }
             out.push(
                 Finding::fail(
-                    CheckId::ManifestMissingKey,
-                    format!("required key `{key}` is absent"),
+                    CheckId::ManifestInputFilename,
+                    format!(
+                        "input_filename is {v}; its base name, without an upload prefix, must be `{}` \
+                         (if the agent was given the source under that other name, say so with \
+                         `--source-name`; a run directory's run.json records it)",
+                        upload_base_name(&stmts.file_name)
+                    ),
                 )
-                .artifact(name),
-            );
+                .artifact(name)
+                .at(key_location(text, "input_filename")),
+            )
         }
-        v
-    };
-    let stmts = ctx.stmts;
-    let facts = stmts.facts();
+    }
+}
 
-    let input = get("input_filename").cloned();
-    let rows = get("row_count").cloned();
-    let range = get("year_range").cloned();
-    let validation = get("validation_results").cloned();
-    let generated = get("generated_filenames").cloned();
-    let exec = get("execution_directory").cloned();
+/// `row_count`: the source's data rows.
+fn check_rows(ctx: &Context, v: &Value, text: &str, out: &mut Vec<Finding>) {
+    let (stmts, name) = (ctx.stmts, ctx.spec.artifacts.manifest.as_str());
+    if v.as_u64() != Some(stmts.rows as u64) {
+        out.push(
+            Finding::fail(
+                CheckId::ManifestRowCount,
+                format!("row_count is {v}; the source has {} rows", stmts.rows),
+            )
+            .artifact(name)
+            .at(key_location(text, "row_count")),
+        );
+    }
+}
 
-    if let Some(v) = input {
-        match v.as_str() {
-            Some(s) if crate::names::same_upload(s, &stmts.file_name) => {}
-            other => {
-                if let Some(s) = other.filter(|s| !s.trim().is_empty()) {
-                    reading.input_filename = Some(s.to_string());
+/// `year_range`: the source's first and last years.
+fn check_year_range(
+    ctx: &Context,
+    v: &Value,
+    text: &str,
+    reading: &mut ManifestReading,
+    out: &mut Vec<Finding>,
+) {
+    let (stmts, name) = (ctx.stmts, ctx.spec.artifacts.manifest.as_str());
+    let source_range = stmts
+        .valid_years()
+        .and_then(|y| Some((*y.first()?, *y.last()?)));
+    match parse_year_range(v) {
+        None => out.push(
+            Finding::fail(
+                CheckId::ManifestYearRange,
+                format!("year_range {v} is not [first, last], \"first-last\" or {{\"start\", \"end\"}} with integer years"),
+            )
+            .artifact(name)
+            .at(key_location(text, "year_range")),
+        ),
+        Some(r) => {
+            reading.year_range = Some(r);
+            if let Some(s) = source_range {
+                if r != s {
+                    out.push(
+                        Finding::fail(
+                            CheckId::ManifestYearRange,
+                            format!("year_range is {}–{}; the source covers {}–{}", r.0, r.1, s.0, s.1),
+                        )
+                        .artifact(name)
+                        .at(key_location(text, "year_range")),
+                    );
                 }
-                out.push(
-                    Finding::fail(
-                        CheckId::ManifestInputFilename,
-                        format!(
-                            "input_filename is {v}; its base name, without an upload prefix, must be `{}` \
-                             (if the agent was given the source under that other name, say so with \
-                             `--source-name`; a run directory's run.json records it)",
-                            upload_base_name(&stmts.file_name)
-                        ),
+            }
+        }
+    }
+}
+
+/// `validation_results`: an object whose identity claim and optional claims say what vouch
+/// found in the source (info where vouch cannot tell).
+fn check_validation(ctx: &Context, v: &Value, text: &str, out: &mut Vec<Finding>) {
+    let name = ctx.spec.artifacts.manifest.as_str();
+    match v.as_object() {
+        None => out.push(
+            Finding::fail(
+                CheckId::ManifestValidationResults,
+                format!("validation_results is a {}, not an object", kind(v)),
+            )
+            .artifact(name)
+            .at(key_location(text, "validation_results")),
+        ),
+        Some(vr) => {
+            check_identity_claim(ctx, vr, text, out);
+            check_claims(ctx, vr, text, out);
+        }
+    }
+}
+
+/// The identity claim (`manifest.identity_claim`) of `validation_results`.
+fn check_identity_claim(
+    ctx: &Context,
+    vr: &Map<String, Value>,
+    text: &str,
+    out: &mut Vec<Finding>,
+) {
+    let (spec, stmts) = (ctx.spec, ctx.stmts);
+    let name = spec.artifacts.manifest.as_str();
+    let facts = stmts.facts();
+    let key = spec.manifest.identity_claim.as_str();
+    match vr.get(key) {
+        None => out.push(
+            Finding::fail(CheckId::ManifestIdentityClaim, format!("validation_results.{key} is absent"))
+                .artifact(name)
+                .at(key_location(text, "validation_results")),
+        ),
+        Some(Value::Bool(b)) if Some(*b) == facts.identity_every_row => {}
+        Some(Value::Bool(b)) if facts.identity_every_row.is_none() => out.push(
+            Finding::info(
+                CheckId::ManifestIdentityClaim,
+                format!(
+                    "claims {key} = {b}; vouch cannot judge it: no row breaks the identity, but {} cannot be tested (a cell it needs is missing or not a number)",
+                    rows_phrase(stmts.identity_untested.as_slice())
+                ),
+            )
+            .artifact(name)
+            .at(key_location(text, key)),
+        ),
+        Some(Value::Bool(b)) => out.push(
+            Finding::fail(
+                CheckId::ManifestIdentityClaim,
+                format!(
+                    "claims {key} = {b}, but vouch found the accounting identity {} in every row of the source",
+                    if facts.identity_every_row == Some(true) { "holds" } else { "does not hold" }
+                ),
+            )
+            .artifact(name)
+            .at(key_location(text, key)),
+        ),
+        Some(other) => out.push(
+            Finding::fail(CheckId::ManifestIdentityClaim, format!("{key} is {other}, not a JSON boolean"))
+                .artifact(name)
+                .at(key_location(text, key)),
+        ),
+    }
+}
+
+/// The optional claims (`manifest.claims`) of `validation_results`, each against its source fact.
+fn check_claims(ctx: &Context, vr: &Map<String, Value>, text: &str, out: &mut Vec<Finding>) {
+    let spec = ctx.spec;
+    let name = spec.artifacts.manifest.as_str();
+    let facts = ctx.stmts.facts();
+    for claim in &spec.manifest.claims {
+        let truth = fact(&facts, claim.fact);
+        for n in &claim.names {
+            let Some(v) = vr.get(n) else { continue };
+            match (v, truth) {
+                (Value::Bool(b), Some(t)) if *b == t => {}
+                (Value::Bool(b), None) => out.push(
+                    Finding::info(
+                        CheckId::ManifestClaim,
+                        format!("claims {n} = {b}; vouch cannot determine it for this source"),
                     )
                     .artifact(name)
-                    .at(at("input_filename")),
-                )
+                    .at(key_location(text, n)),
+                ),
+                (_, truth) => out.push(
+                    Finding::fail(
+                        CheckId::ManifestClaim,
+                        match truth {
+                            Some(t) => {
+                                format!("claims {n} = {v}, but vouch found it {t} for the source")
+                            }
+                            None => format!("claims {n} = {v}, not a JSON boolean"),
+                        },
+                    )
+                    .artifact(name)
+                    .at(key_location(text, n)),
+                ),
             }
         }
     }
-    if let Some(v) = rows {
-        if v.as_u64() != Some(stmts.rows as u64) {
-            out.push(
-                Finding::fail(
-                    CheckId::ManifestRowCount,
-                    format!("row_count is {v}; the source has {} rows", stmts.rows),
-                )
-                .artifact(name)
-                .at(at("row_count")),
-            );
-        }
+}
+
+/// `execution_directory`: the contract's (`manifest.execution_directory`).
+fn check_execution_directory(ctx: &Context, v: &Value, text: &str, out: &mut Vec<Finding>) {
+    let spec = ctx.spec;
+    let name = spec.artifacts.manifest.as_str();
+    let expected = spec.manifest.execution_directory.as_str();
+    if v.as_str().map(|s| s.trim_end_matches('/')) != Some(expected) {
+        out.push(
+            Finding::fail(
+                CheckId::ManifestExecutionDirectory,
+                format!("execution_directory is {v}; expected \"{expected}\""),
+            )
+            .artifact(name)
+            .at(key_location(text, "execution_directory")),
+        );
     }
-    if let Some(v) = range {
-        let source_range = stmts
-            .valid_years()
-            .and_then(|y| Some((*y.first()?, *y.last()?)));
-        match parse_year_range(&v) {
-            None => out.push(
-                Finding::fail(
-                    CheckId::ManifestYearRange,
-                    format!("year_range {v} is not [first, last], \"first-last\" or {{\"start\", \"end\"}} with integer years"),
-                )
-                .artifact(name)
-                .at(at("year_range")),
-            ),
-            Some(r) => {
-                reading.year_range = Some(r);
-                if let Some(s) = source_range {
-                    if r != s {
-                        out.push(
-                            Finding::fail(
-                                CheckId::ManifestYearRange,
-                                format!("year_range is {}–{}; the source covers {}–{}", r.0, r.1, s.0, s.1),
-                            )
-                            .artifact(name)
-                            .at(at("year_range")),
-                        );
-                    }
-                }
-            }
-        }
-    }
-    if let Some(v) = validation {
-        match v.as_object() {
-            None => out.push(
-                Finding::fail(
-                    CheckId::ManifestValidationResults,
-                    format!("validation_results is a {}, not an object", kind(&v)),
-                )
-                .artifact(name)
-                .at(at("validation_results")),
-            ),
-            Some(vr) => {
-                let key = spec.manifest.identity_claim.as_str();
-                match vr.get(key) {
-                    None => out.push(
-                        Finding::fail(CheckId::ManifestIdentityClaim, format!("validation_results.{key} is absent"))
-                            .artifact(name)
-                            .at(at("validation_results")),
-                    ),
-                    Some(Value::Bool(b)) if Some(*b) == facts.identity_every_row => {}
-                    Some(Value::Bool(b)) if facts.identity_every_row.is_none() => out.push(
-                        Finding::info(
-                            CheckId::ManifestIdentityClaim,
-                            format!(
-                                "claims {key} = {b}; vouch cannot judge it: no row breaks the identity, but {} cannot be tested (a cell it needs is missing or not a number)",
-                                rows_phrase(stmts.identity_untested.as_slice())
-                            ),
-                        )
-                        .artifact(name)
-                        .at(at(key)),
-                    ),
-                    Some(Value::Bool(b)) => out.push(
-                        Finding::fail(
-                            CheckId::ManifestIdentityClaim,
-                            format!(
-                                "claims {key} = {b}, but vouch found the accounting identity {} in every row of the source",
-                                if facts.identity_every_row == Some(true) { "holds" } else { "does not hold" }
-                            ),
-                        )
-                        .artifact(name)
-                        .at(at(key)),
-                    ),
-                    Some(other) => out.push(
-                        Finding::fail(CheckId::ManifestIdentityClaim, format!("{key} is {other}, not a JSON boolean"))
-                            .artifact(name)
-                            .at(at(key)),
-                    ),
-                }
-                for claim in &spec.manifest.claims {
-                    let truth = fact(&facts, claim.fact);
-                    for n in &claim.names {
-                        let Some(v) = vr.get(n) else { continue };
-                        match (v, truth) {
-                            (Value::Bool(b), Some(t)) if *b == t => {}
-                            (Value::Bool(b), None) => out.push(
-                                Finding::info(
-                                    CheckId::ManifestClaim,
-                                    format!("claims {n} = {b}; vouch cannot determine it for this source"),
-                                )
-                                .artifact(name)
-                                .at(at(n)),
-                            ),
-                            (_, truth) => out.push(
-                                Finding::fail(
-                                    CheckId::ManifestClaim,
-                                    match truth {
-                                        Some(t) => format!("claims {n} = {v}, but vouch found it {t} for the source"),
-                                        None => format!("claims {n} = {v}, not a JSON boolean"),
-                                    },
-                                )
-                                .artifact(name)
-                                .at(at(n)),
-                            ),
-                        }
-                    }
-                }
-            }
-        }
-    }
-    if let Some(v) = generated {
-        check_generated(ctx, &v, name, at("generated_filenames"), out);
-    }
-    if let Some(v) = exec {
-        let expected = spec.manifest.execution_directory.as_str();
-        if v.as_str().map(|s| s.trim_end_matches('/')) != Some(expected) {
-            out.push(
-                Finding::fail(
-                    CheckId::ManifestExecutionDirectory,
-                    format!("execution_directory is {v}; expected \"{expected}\""),
-                )
-                .artifact(name)
-                .at(at("execution_directory")),
-            );
-        }
-    }
-    reading
 }
 
 /// Most `generated_filenames` entries read one by one.
