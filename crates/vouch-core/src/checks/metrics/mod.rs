@@ -407,6 +407,36 @@ fn check_series(
     series: &RawSeries,
     out: &mut Vec<Finding>,
 ) -> Option<MetricUse> {
+    let nums = read_cells(scope, metric, truth, series, out);
+    let scale = series_scale(scope, metric, truth, series, &nums, out);
+    let variant = majority_variant(metric, truth, &nums, scale);
+    let mut cells = Vec::new();
+    for c in &nums {
+        cells.push(PrintedCell {
+            t: c.t,
+            printed: c.printed.clone(),
+            scale: cell_scale(metric.unit, &c.printed, scale),
+            location: c.raw.location.clone(),
+        });
+        judge_cell(scope, metric, truth, c, scale, variant, out);
+    }
+    Some(MetricUse {
+        variant,
+        scale,
+        cells,
+    })
+}
+
+/// The series' number cells, one per source year; a duplicated year, a blank where the metric
+/// is defined, a non-number or a number where it is undefined is its finding here (and, for a
+/// long layout, a year with no row where the metric is defined).
+fn read_cells<'a>(
+    scope: &FileScope,
+    metric: &MetricSpec,
+    truth: &MetricTruth,
+    series: &'a RawSeries,
+    out: &mut Vec<Finding>,
+) -> Vec<NumCell<'a>> {
     let FileScope {
         spec,
         years,
@@ -486,14 +516,26 @@ fn check_series(
             );
         }
     }
+    nums
+}
 
-    // Scale by fit over the canonical (or first defined) values.
+/// The scale of a ratio series, by fit over the canonical (or first defined) values; a header
+/// hint the values contradict warns.
+fn series_scale(
+    scope: &FileScope,
+    metric: &MetricSpec,
+    truth: &MetricTruth,
+    series: &RawSeries,
+    nums: &[NumCell],
+    out: &mut Vec<Finding>,
+) -> Scale {
+    let name = scope.name;
     let reference = |t: usize| truth.cells.iter().find_map(|v| v[t].value());
     let pairs: Vec<(&Num, &Printed)> = nums
         .iter()
         .filter_map(|c| reference(c.t).map(|x| (x, &c.printed)))
         .collect();
-    let scale = if is_ratio(metric.unit) {
+    if is_ratio(metric.unit) {
         let choice = fit_scale(pairs.iter().copied(), percent_hint(&series.label));
         if choice.hint_contradicted {
             out.push(
@@ -512,159 +554,182 @@ fn check_series(
         choice.scale
     } else {
         Scale::Fraction
-    };
+    }
+}
 
-    // Variant by majority: the variant explaining (k <= 1) the most cells; ties → earlier.
-    let explains = |v: usize, c: &NumCell| -> Option<Agreement> {
-        let x = truth.cells[v][c.t].value()?;
-        Some(
-            judge(
-                x,
-                &c.printed,
-                &cell_scale(metric.unit, &c.printed, scale).factor(),
-            )
-            .agreement,
+/// How well variant `v`'s value explains a printed cell at the series' scale (`None` where the
+/// variant is undefined).
+fn explains(
+    metric: &MetricSpec,
+    truth: &MetricTruth,
+    scale: Scale,
+    v: usize,
+    c: &NumCell,
+) -> Option<Agreement> {
+    let x = truth.cells[v][c.t].value()?;
+    Some(
+        judge(
+            x,
+            &c.printed,
+            &cell_scale(metric.unit, &c.printed, scale).factor(),
         )
-    };
+        .agreement,
+    )
+}
+
+/// The variant explaining (k <= 1) the most cells; ties go to the earlier (canonical first).
+fn majority_variant(
+    metric: &MetricSpec,
+    truth: &MetricTruth,
+    nums: &[NumCell],
+    scale: Scale,
+) -> usize {
     let votes: Vec<usize> = (0..truth.cells.len())
         .map(|v| {
             nums.iter()
                 .filter(|c| !(metric.not_meaningful_any_variant && truth.not_meaningful[c.t]))
-                .filter(|c| explains(v, c).is_some_and(|a| a <= Agreement::Warn))
+                .filter(|c| {
+                    explains(metric, truth, scale, v, c).is_some_and(|a| a <= Agreement::Warn)
+                })
                 .count()
         })
         .collect();
-    let variant = (0..votes.len()).fold(0, |best, v| if votes[v] > votes[best] { v } else { best });
-    let vname = &metric.variants[variant].name;
+    (0..votes.len()).fold(0, |best, v| if votes[v] > votes[best] { v } else { best })
+}
 
-    let mut cells = Vec::new();
-    for c in &nums {
-        let cs = cell_scale(metric.unit, &c.printed, scale);
-        let nm = truth.not_meaningful[c.t];
-        let candidates: Vec<usize> = if nm && metric.not_meaningful_any_variant {
-            (0..truth.cells.len()).collect()
-        } else {
-            vec![variant]
-        };
-        let best = candidates
-            .iter()
-            .filter_map(|&v| explains(v, c).map(|a| (a, v)))
-            .min();
-        let loc = c.raw.location.clone();
-        cells.push(PrintedCell {
-            t: c.t,
-            printed: c.printed.clone(),
-            scale: cs,
-            location: loc.clone(),
-        });
-        let shown_v = best.map_or(variant, |(_, v)| v);
-        let Some(x) = truth.cells[shown_v][c.t].value() else {
-            // The chosen variant is undefined here but another is not: a different variant.
-            out.push(
+/// One printed cell against the majority variant (any variant where the value is not
+/// meaningful and the metric allows it): its value, variant and scale findings, and the
+/// precision warning.
+fn judge_cell(
+    scope: &FileScope,
+    metric: &MetricSpec,
+    truth: &MetricTruth,
+    c: &NumCell,
+    scale: Scale,
+    variant: usize,
+    out: &mut Vec<Finding>,
+) {
+    let FileScope {
+        spec, years, name, ..
+    } = *scope;
+    let vname = &metric.variants[variant].name;
+    let cs = cell_scale(metric.unit, &c.printed, scale);
+    let nm = truth.not_meaningful[c.t];
+    let candidates: Vec<usize> = if nm && metric.not_meaningful_any_variant {
+        (0..truth.cells.len()).collect()
+    } else {
+        vec![variant]
+    };
+    let best = candidates
+        .iter()
+        .filter_map(|&v| explains(metric, truth, scale, v, c).map(|a| (a, v)))
+        .min();
+    let loc = c.raw.location.clone();
+    let shown_v = best.map_or(variant, |(_, v)| v);
+    let Some(x) = truth.cells[shown_v][c.t].value() else {
+        // The chosen variant is undefined here but another is not: a different variant.
+        out.push(
+            Finding::fail(
+                CheckId::MetricsMixedVariant,
+                format!(
+                    "{} in {}: `{}` uses a variant other than `{vname}` used by the other cells",
+                    metric.id, years[c.t], c.printed.raw
+                ),
+            )
+            .artifact(name)
+            .at(loc),
+        );
+        return;
+    };
+    // Only findings carry the detail: build it lazily, not for every passing cell.
+    let detail = || {
+        number_detail(
+            x,
+            &c.printed,
+            cs,
+            metric.variants[shown_v].formula.to_string(),
+            &metric.variants[shown_v].name,
+        )
+    };
+    match best.map(|(a, _)| a) {
+        Some(Agreement::Pass) => {
+            if nm {
+                out.push(
+                    Finding::info(
+                        CheckId::MetricsNotMeaningful,
+                        format!("{} in {} is not meaningful (negative denominator or base); its arithmetic value is accepted", metric.id, years[c.t]),
+                    )
+                    .artifact(name)
+                    .at(loc.clone())
+                    .number(detail()),
+                );
+            }
+        }
+        Some(Agreement::Warn) => out.push(
+            Finding::warn(
+                CheckId::MetricsValue,
+                format!("{} in {}: `{}` is off by more than half a unit of its last digit (truncated or double-rounded?)", metric.id, years[c.t], c.printed.raw),
+            )
+            .artifact(name)
+            .at(loc.clone())
+            .number(detail()),
+        ),
+        _ => {
+            let other_variant = (0..truth.cells.len())
+                .filter(|&v| v != variant)
+                .find(|&v| explains(metric, truth, scale, v, c).is_some_and(|a| a <= Agreement::Warn));
+            let other_scale = match cs {
+                Scale::Fraction => Scale::Hundred,
+                Scale::Hundred => Scale::Fraction,
+            };
+            let fits_other_scale = is_ratio(metric.unit)
+                && !c.printed.percent
+                && judge(x, &c.printed, &other_scale.factor()).agreement <= Agreement::Warn;
+            let f = if let Some(ov) = other_variant {
                 Finding::fail(
                     CheckId::MetricsMixedVariant,
-                    format!("{} in {}: `{}` uses a variant other than `{vname}` used by the other cells", metric.id, years[c.t], c.printed.raw),
-                )
-                .artifact(name)
-                .at(loc),
-            );
-            continue;
-        };
-        // Only findings carry the detail: build it lazily, not for every passing cell.
-        let detail = || {
-            number_detail(
-                x,
-                &c.printed,
-                cs,
-                metric.variants[shown_v].formula.to_string(),
-                &metric.variants[shown_v].name,
-            )
-        };
-        match best.map(|(a, _)| a) {
-            Some(Agreement::Pass) => {
-                if nm {
-                    out.push(
-                        Finding::info(
-                            CheckId::MetricsNotMeaningful,
-                            format!("{} in {} is not meaningful (negative denominator or base); its arithmetic value is accepted", metric.id, years[c.t]),
-                        )
-                        .artifact(name)
-                        .at(loc.clone())
-                        .number(detail()),
-                    );
-                }
-            }
-            Some(Agreement::Warn) => out.push(
-                Finding::warn(
-                    CheckId::MetricsValue,
-                    format!("{} in {}: `{}` is off by more than half a unit of its last digit (truncated or double-rounded?)", metric.id, years[c.t], c.printed.raw),
-                )
-                .artifact(name)
-                .at(loc.clone())
-                .number(detail()),
-            ),
-            _ => {
-                let other_variant = (0..truth.cells.len())
-                    .filter(|&v| v != variant)
-                    .find(|&v| explains(v, c).is_some_and(|a| a <= Agreement::Warn));
-                let other_scale = match cs {
-                    Scale::Fraction => Scale::Hundred,
-                    Scale::Hundred => Scale::Fraction,
-                };
-                let fits_other_scale = is_ratio(metric.unit)
-                    && !c.printed.percent
-                    && judge(x, &c.printed, &other_scale.factor()).agreement <= Agreement::Warn;
-                let f = if let Some(ov) = other_variant {
-                    Finding::fail(
-                        CheckId::MetricsMixedVariant,
-                        format!(
-                            "{} in {}: `{}` matches variant `{}` ({}) but the metric's other cells use `{vname}`",
-                            metric.id, years[c.t], c.printed.raw, metric.variants[ov].name, metric.variants[ov].formula
-                        ),
-                    )
-                } else if fits_other_scale {
-                    Finding::fail(
-                        CheckId::MetricsMixedScale,
-                        format!(
-                            "{} in {}: `{}` is on the {} scale but the metric's other cells are on the {} scale",
-                            metric.id, years[c.t], c.printed.raw, other_scale.name(), cs.name()
-                        ),
-                    )
-                } else {
-                    Finding::fail(
-                        CheckId::MetricsValue,
-                        format!("{} in {}: `{}` does not match the recomputed value", metric.id, years[c.t], c.printed.raw),
-                    )
-                };
-                out.push(f.artifact(name).at(loc.clone()).number(detail()));
-            }
-        }
-        if matches!(metric.unit, Unit::Ratio | Unit::Multiple | Unit::Points)
-            && c.printed.significant < spec.metrics_file.min_significant_digits
-            && !num_traits::Zero::is_zero(&c.printed.value)
-        {
-            out.push(
-                Finding::warn(
-                    CheckId::MetricsImprecise,
                     format!(
-                        "{} in {}: `{}` has {} significant digit(s); print at least {}",
-                        metric.id,
-                        years[c.t],
-                        c.printed.raw,
-                        c.printed.significant,
-                        spec.metrics_file.min_significant_digits
+                        "{} in {}: `{}` matches variant `{}` ({}) but the metric's other cells use `{vname}`",
+                        metric.id, years[c.t], c.printed.raw, metric.variants[ov].name, metric.variants[ov].formula
                     ),
                 )
-                .artifact(name)
-                .at(loc),
-            );
+            } else if fits_other_scale {
+                Finding::fail(
+                    CheckId::MetricsMixedScale,
+                    format!(
+                        "{} in {}: `{}` is on the {} scale but the metric's other cells are on the {} scale",
+                        metric.id, years[c.t], c.printed.raw, other_scale.name(), cs.name()
+                    ),
+                )
+            } else {
+                Finding::fail(
+                    CheckId::MetricsValue,
+                    format!("{} in {}: `{}` does not match the recomputed value", metric.id, years[c.t], c.printed.raw),
+                )
+            };
+            out.push(f.artifact(name).at(loc.clone()).number(detail()));
         }
     }
-    Some(MetricUse {
-        variant,
-        scale,
-        cells,
-    })
+    if matches!(metric.unit, Unit::Ratio | Unit::Multiple | Unit::Points)
+        && c.printed.significant < spec.metrics_file.min_significant_digits
+        && !num_traits::Zero::is_zero(&c.printed.value)
+    {
+        out.push(
+            Finding::warn(
+                CheckId::MetricsImprecise,
+                format!(
+                    "{} in {}: `{}` has {} significant digit(s); print at least {}",
+                    metric.id,
+                    years[c.t],
+                    c.printed.raw,
+                    c.printed.significant,
+                    spec.metrics_file.min_significant_digits
+                ),
+            )
+            .artifact(name)
+            .at(loc),
+        );
+    }
 }
 
 fn blank_cell(
