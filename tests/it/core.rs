@@ -381,3 +381,50 @@ fn bundles_generated_from_real_10k_statements_are_accepted() {
         );
     }
 }
+
+/// §1: a column that is not required and holds a non-numeric cell is ignored (info), a known
+/// optional column too (`inventory` with `n/a`); a required one with the same cell makes the
+/// source faulty.
+#[test]
+fn a_non_numeric_cell_in_an_optional_column_ignores_the_column_and_in_a_required_one_fails() {
+    use vouch::source::Problem;
+    let text = northstar_source_text();
+    let mut lines: Vec<Vec<String>> = text
+        .lines()
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect();
+    let col = |name: &str| lines[0].iter().position(|h| h == name).unwrap();
+    let (inv, ni) = (col("inventory"), col("net_income"));
+    let read = |lines: &Vec<Vec<String>>| {
+        let csv: String = lines.iter().map(|l| l.join(",") + "\n").collect();
+        vouch::source::Statements::read_bytes("s.csv", "s.csv", csv.as_bytes(), &spec()).unwrap()
+    };
+    lines[2][inv] = "n/a".into();
+    let s = read(&lines);
+    assert!(
+        s.problems.iter().any(|p| matches!(p, Problem::IgnoredColumn { header, cell } if header == "inventory" && cell == "n/a")),
+        "{:?}",
+        s.problems
+    );
+    assert!(
+        !s.problems
+            .iter()
+            .any(|p| matches!(p, Problem::NonNumeric { .. })),
+        "{:?}",
+        s.problems
+    );
+    let inventory = spec().column_index("inventory").unwrap();
+    assert!(s.item(inventory).is_none(), "the ignored column is absent");
+    // "Every value is numeric" is then a matter of what the claim counts: vouch cannot tell.
+    assert_eq!(s.facts().numeric_values_valid, None);
+    lines[2][inv] = "4.6".into();
+    lines[2][ni] = "n/a".into();
+    let s = read(&lines);
+    assert!(
+        s.problems
+            .iter()
+            .any(|p| matches!(p, Problem::NonNumeric { header, .. } if header == "net_income")),
+        "{:?}",
+        s.problems
+    );
+}

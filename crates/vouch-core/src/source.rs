@@ -300,7 +300,12 @@ impl Statements {
             }),
             numeric_values_valid: if p.iter().any(|x| matches!(x, Problem::NonNumeric { .. })) {
                 Some(false)
-            } else if p.iter().any(|x| matches!(x, Problem::TooLong { .. })) {
+            } else if p.iter().any(|x| {
+                // A number vouch cannot read, or a column ignored for its text (`n/a` in an
+                // optional column, a notes column): whether "every value is numeric" holds then
+                // depends on what the claim counts, so vouch cannot tell.
+                matches!(x, Problem::TooLong { .. } | Problem::IgnoredColumn { .. })
+            }) {
                 None
             } else {
                 Some(true)
@@ -551,7 +556,7 @@ fn build(
                             len: raw.trim().len(),
                             year: years[r],
                         });
-                    } else if c.is_some() {
+                    } else if c.is_some_and(required_cell) {
                         problems.push(Problem::NonNumeric {
                             row: r + 1,
                             header: raw_header.clone(),
@@ -559,6 +564,9 @@ fn build(
                             year: years[r],
                         });
                     } else if bad.is_none() {
+                        // §1: a column that is not required and holds a non-numeric cell is
+                        // ignored (info), a known optional one (`inventory` with `n/a`) too: it
+                        // is then absent, as if the file had no such column.
                         bad = Some(raw.to_string());
                     }
                     cells.push(None);

@@ -437,7 +437,8 @@ pub struct Claim {
 pub enum Fact {
     /// Every required column (after aliases) is in the source.
     RequiredColumnsPresent,
-    /// Every required cell is a plain decimal number.
+    /// Every required cell is a plain decimal number (undetermined when a column was ignored for
+    /// its text, or a number is too long to read).
     NumericValuesValid,
     /// The years are integers, unique, ascending and consecutive.
     YearsUniqueAndOrdered,
