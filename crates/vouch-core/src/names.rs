@@ -14,10 +14,12 @@ pub fn fold(name: &str) -> String {
     let mut pending_sep = false;
     for ch in s.chars() {
         if ch == '&' {
+            // The word `and`, with separators around it.
             if !out.is_empty() {
-                out.push_str("_and");
-                pending_sep = true;
+                out.push('_');
             }
+            out.push_str("and");
+            pending_sep = true;
             continue;
         }
         if ch.is_alphanumeric() {
@@ -174,7 +176,8 @@ mod tests {
     fn an_ampersand_is_the_word_and_and_a_parenthetical_can_be_read() {
         assert_eq!(fold("Cash & Equivalents"), "cash_and_equivalents");
         assert_eq!(fold("Cash&Cash Equivalents"), "cash_and_cash_equivalents");
-        assert_eq!(fold("& more"), "more");
+        assert_eq!(fold("& more"), "and_more");
+        assert_eq!(fold("a &b"), "a_and_b");
         assert_eq!(fold("Revenue (USD m)"), "revenue");
         assert_eq!(
             fold_parenthetical("Air Traffic Liability (Deferred Revenue)").as_deref(),

@@ -4,6 +4,7 @@
 
 use crate::checks::Context;
 use crate::read::memo::parse::Doc;
+use crate::read::memo::vocabulary::Word;
 use crate::read::memo::Scan;
 use crate::report::CheckId;
 use crate::report::Finding;
@@ -19,16 +20,23 @@ pub fn known_file(ctx: &Context, name: &str) -> bool {
         || ctx.spec.artifacts.all().contains(&base)
 }
 
-/// Whether the words right before a year say there is none of it (`no FY2019 data`, `without
-/// a FY2019 base`, `FY2019 is not in the file` is not caught: only what comes before).
-fn said_absent(before: &str) -> bool {
-    // Three words fit in the last 48 bytes; the rest of the paragraph is not read.
+/// The last three words of `before`, nearest first. Three words fit in its last 48 bytes; the
+/// rest of the paragraph is not read.
+fn last_words(before: &str) -> Vec<Word> {
     let mut from = before.len().saturating_sub(48);
     while !before.is_char_boundary(from) {
         from += 1;
     }
-    let ws = crate::read::memo::vocabulary::words(&before[from..]);
-    ws.iter().rev().take(3).any(|w| {
+    let mut ws = crate::read::memo::vocabulary::words(&before[from..]);
+    ws.reverse();
+    ws.truncate(3);
+    ws
+}
+
+/// Whether the words right before a year say there is none of it (`no FY2019 data`, `without
+/// a FY2019 base`, `FY2019 is not in the file` is not caught: only what comes before).
+fn said_absent(before: &str) -> bool {
+    last_words(before).iter().any(|w| {
         matches!(
             w.lower.as_str(),
             "no" | "not" | "without" | "lacks" | "lack" | "lacking" | "absent" | "missing"
@@ -40,12 +48,8 @@ fn said_absent(before: &str) -> bool {
 /// the expected financial_statements.csv suffix`, `a file matching *_statements.csv`, `named
 /// like x.csv`): the instructions' own pattern quoted is no citation.
 fn names_a_pattern(before: &str, after: &str) -> bool {
-    let mut from = before.len().saturating_sub(48);
-    while !before.is_char_boundary(from) {
-        from += 1;
-    }
-    let ws = crate::read::memo::vocabulary::words(&before[from..]);
-    let last: Vec<&str> = ws.iter().rev().take(3).map(|w| w.lower.as_str()).collect();
+    let ws = last_words(before);
+    let last: Vec<&str> = ws.iter().map(|w| w.lower.as_str()).collect();
     let before_cue = last.windows(2).any(|w| {
         matches!(w[1], "end" | "ends" | "ending" | "ended") && matches!(w[0], "in" | "with")
     }) || last.iter().any(|w| {

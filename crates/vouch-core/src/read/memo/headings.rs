@@ -91,6 +91,6 @@ pub fn numbering_len(text: &str) -> usize {
 pub fn heading_key(text: &str) -> String {
     let t = text.trim();
     let t = numbering_end(t).map_or(t, |e| &t[e..]);
-    // `&` reads as `and` (`Liquidity & leverage`); folding alone would drop it.
-    fold(&t.replace('&', " and "))
+    // `&` reads as `and` (`Liquidity & leverage`): folding does that.
+    fold(t)
 }

@@ -121,10 +121,12 @@ impl Vocabulary {
         // A known column's own header names it in prose too (`Air Traffic Liability (Deferred
         // Revenue)` is deferred revenue, and the memo says `air traffic liability`), unless
         // that name is already another's.
+        let mut known: std::collections::HashSet<String> =
+            names.iter().map(|(n, _)| crate::names::fold(n)).collect();
         for (i, item) in stmts.items.iter().enumerate() {
             if let (Some(_), Some(h)) = (item.column, item.header.as_deref()) {
                 let own = crate::names::fold(h);
-                if !own.is_empty() && !names.iter().any(|(n, _)| crate::names::fold(n) == own) {
+                if !own.is_empty() && known.insert(own.clone()) {
                     names.push((own, Entity::Item(i)));
                 }
             }
