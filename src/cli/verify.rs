@@ -71,6 +71,9 @@ pub enum Format {
     Github,
     /// SARIF 2.1.0, for code-scanning dashboards.
     Sarif,
+    /// One self-contained HTML page (no script, no network): the verdict, the findings, the
+    /// chart with vouch's reading drawn over it, the memo and the tables with failures marked.
+    Html,
 }
 
 /// What `vouch verify` was pointed at: the bundle, where the trusted source comes from, and the
@@ -140,7 +143,7 @@ pub fn verify(args: VerifyArgs) -> Result<u8> {
         vouch::reexecute::available()?;
     }
     // The script's parse starts on the pool while the source is read.
-    let (_stmts, mut report) = vouch::verify::verify_loading(&spec, &bundle, || {
+    let (stmts, mut report) = vouch::verify::verify_loading(&spec, &bundle, || {
         let read = match &target.source {
             TargetSource::Path(p) => Statements::read_path(p, &spec),
             TargetSource::RunCopy(path, name, bytes) => {
@@ -178,6 +181,7 @@ pub fn verify(args: VerifyArgs) -> Result<u8> {
         Format::Junit => vouch::report::junit::render(&report),
         Format::Github => vouch::report::github::render(&report, args.verbose),
         Format::Sarif => vouch::report::sarif::render(&report),
+        Format::Html => vouch::report::html::verify::render(&spec, &stmts, &bundle, &report),
     };
     emit(&text, args.output.as_ref())?;
     Ok(report.verdict().exit_code() as u8)

@@ -7,6 +7,7 @@
 pub mod check_id;
 pub mod explain;
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
