@@ -11,6 +11,7 @@ mod core;
 mod defects;
 mod golden;
 mod hostile;
+mod html;
 mod memo;
 mod readme;
 mod run;

@@ -318,3 +318,18 @@ fn skips(spec: &Spec, bundle: &Bundle, findings: &[Finding]) -> Vec<crate::repor
     out.extend(consistency);
     out
 }
+
+/// What the chart's checks read and concluded (panels, marks, where the recomputed values would
+/// sit), for a report to draw: the same reading [`verify`] judged, under the same truth (none when
+/// the source is faulty). `None` when the chart is absent or unreadable.
+pub fn chart_view(
+    spec: &Spec,
+    stmts: &Statements,
+    bundle: &Bundle,
+) -> Option<checks::svg::view::ChartView> {
+    let truth = stmts
+        .valid_years()
+        .map(|years| Truth::compute(spec, stmts, &years));
+    let (ctx, _) = context(spec, stmts, truth.as_ref(), bundle);
+    checks::svg::view(&ctx)
+}

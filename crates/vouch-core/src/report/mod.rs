@@ -228,6 +228,10 @@ pub struct Finding {
     pub message: String,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub number: Option<NumberDetail>,
+    /// The text the finding is about, as the artifact prints it (a memo number vouch left
+    /// unverified), for renderers that mark it in place; not part of any serialised report.
+    #[serde(skip)]
+    pub quoted: Option<String>,
 }
 
 impl Finding {
@@ -239,6 +243,7 @@ impl Finding {
             location: Location::default(),
             message: message.into(),
             number: None,
+            quoted: None,
         }
     }
     pub fn fail(id: CheckId, message: impl Into<String>) -> Finding {
@@ -264,6 +269,11 @@ impl Finding {
     }
     pub fn number(mut self, detail: NumberDetail) -> Finding {
         self.number = Some(detail);
+        self
+    }
+    /// The artifact's own text the finding is about (see [`Finding::quoted`]).
+    pub fn quoting(mut self, text: impl Into<String>) -> Finding {
+        self.quoted = Some(text.into());
         self
     }
     pub fn family(&self) -> &str {

@@ -362,7 +362,8 @@ fn check_label(
                         if p.percent { "percent" } else { "multiple" }
                     ),
                 )
-                .at(loc(c, label)),
+                .at(loc(c, label))
+                .quoting(p.raw.clone()),
             );
             continue;
         }

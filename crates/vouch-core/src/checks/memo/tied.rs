@@ -562,7 +562,8 @@ pub fn check(
                             quote(&c.context)
                         ),
                     )
-                    .line(c.line),
+                    .line(c.line)
+                    .quoting(c.number.printed.raw.clone()),
                 );
             }
         }

@@ -523,6 +523,72 @@ pub enum Miss {
     },
 }
 
+/// How a panel's plotted positions map the recomputed values: proportionally from a zero
+/// baseline (`base + k·value`), or, without a baseline, by the least-squares straight line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Fit {
+    Proportional { base: f64, k: f64 },
+    Affine { mx: f64, my: f64, slope: f64 },
+}
+
+impl Fit {
+    /// Where `value` would sit along the value axis at this scale.
+    pub fn position(&self, value: f64) -> f64 {
+        match *self {
+            Fit::Proportional { base, k } => base + k * value,
+            Fit::Affine { mx, my, slope } => my + slope * (value - mx),
+        }
+    }
+
+    fn inverted(&self) -> bool {
+        match *self {
+            Fit::Proportional { k, .. } => k < 0.0,
+            Fit::Affine { slope, .. } => slope < 0.0,
+        }
+    }
+}
+
+/// (year, plotted position, recomputed value, line) of every mark whose year has a value.
+fn pairs(reading: &Reading, truth: &dyn Fn(i32) -> Option<f64>) -> Vec<(i32, f64, f64, usize)> {
+    reading
+        .marks
+        .iter()
+        .filter_map(|&(y, v, line)| truth(y).map(|x| (y, v, x, line)))
+        .collect()
+}
+
+/// The panel's scale: the median px-per-unit ratio from the baseline, or the straight-line fit
+/// of three or more marks. `None` when neither is determined.
+pub fn fit(reading: &Reading, truth: &dyn Fn(i32) -> Option<f64>) -> Option<Fit> {
+    let pairs = pairs(reading, truth);
+    match reading.baseline {
+        Some(base) => {
+            let mut ratios: Vec<f64> = pairs
+                .iter()
+                .filter(|p| p.2 != 0.0)
+                .map(|p| (p.1 - base) / p.2)
+                .collect();
+            ratios.sort_by(f64::total_cmp);
+            median(&ratios).map(|k| Fit::Proportional { base, k })
+        }
+        None if pairs.len() >= 3 => {
+            let n = pairs.len() as f64;
+            let (mx, my) = (
+                pairs.iter().map(|p| p.2).sum::<f64>() / n,
+                pairs.iter().map(|p| p.1).sum::<f64>() / n,
+            );
+            let sxx: f64 = pairs.iter().map(|p| (p.2 - mx).powi(2)).sum();
+            let sxy: f64 = pairs.iter().map(|p| (p.2 - mx) * (p.1 - my)).sum();
+            (sxx != 0.0).then(|| Fit::Affine {
+                mx,
+                my,
+                slope: sxy / sxx,
+            })
+        }
+        None => None,
+    }
+}
+
 /// Compare a reading with the recomputed values by year (`None` where undefined).
 pub fn compare(
     reading: &Reading,
@@ -537,24 +603,16 @@ pub fn compare(
     if !ascending && !descending {
         out.push(Miss::LabelOrder { years: o.clone() });
     }
-    let pairs: Vec<(i32, f64, f64, usize)> = reading
-        .marks
-        .iter()
-        .filter_map(|&(y, v, line)| truth(y).map(|x| (y, v, x, line)))
-        .collect();
-    match reading.baseline {
-        Some(base) => {
-            let mut ratios: Vec<f64> = pairs
-                .iter()
-                .filter(|p| p.2 != 0.0)
-                .map(|p| (p.1 - base) / p.2)
-                .collect();
-            ratios.sort_by(f64::total_cmp);
-            let Some(k) = median(&ratios) else { return out };
-            if k < 0.0 {
-                out.push(Miss::Inverted);
-                return out;
-            }
+    let Some(fit) = fit(reading, truth) else {
+        return out;
+    };
+    if fit.inverted() {
+        out.push(Miss::Inverted);
+        return out;
+    }
+    let pairs = pairs(reading, truth);
+    match fit {
+        Fit::Proportional { base, k } => {
             for &(year, v, value, line) in &pairs {
                 let plotted = v - base;
                 let expected = k * value;
@@ -571,22 +629,7 @@ pub fn compare(
                 }
             }
         }
-        None if pairs.len() >= 3 => {
-            let n = pairs.len() as f64;
-            let (mx, my) = (
-                pairs.iter().map(|p| p.2).sum::<f64>() / n,
-                pairs.iter().map(|p| p.1).sum::<f64>() / n,
-            );
-            let sxx: f64 = pairs.iter().map(|p| (p.2 - mx).powi(2)).sum();
-            let sxy: f64 = pairs.iter().map(|p| (p.2 - mx) * (p.1 - my)).sum();
-            if sxx == 0.0 {
-                return out;
-            }
-            let slope = sxy / sxx;
-            if slope < 0.0 {
-                out.push(Miss::Inverted);
-                return out;
-            }
+        Fit::Affine { .. } => {
             let (lo, hi) = pairs
                 .iter()
                 .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
@@ -594,7 +637,7 @@ pub fn compare(
                 });
             let range = hi - lo;
             for &(year, v, x, line) in &pairs {
-                let residual = v - (my + slope * (x - mx));
+                let residual = v - fit.position(x);
                 if residual.abs() > tolerance * range && residual.abs() > tol_px {
                     out.push(Miss::Shape {
                         year,
@@ -605,7 +648,6 @@ pub fn compare(
                 }
             }
         }
-        None => {}
     }
     out
 }

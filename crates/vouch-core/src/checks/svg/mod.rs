@@ -6,6 +6,7 @@
 use crate::report::CheckId;
 pub mod fidelity;
 pub mod safety;
+pub mod view;
 
 use crate::read::svg::{geometry, panels, parse, scene, style};
 
@@ -99,12 +100,28 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> Coverage {
         return Coverage::default();
     };
     let mut findings = Vec::new();
-    let cov = check_text(ctx, text, &mut findings);
+    let cov = check_text(ctx, text, &mut findings, &mut None);
     out.extend(findings.into_iter().map(|f| f.artifact(name)));
     cov
 }
 
-fn check_text(ctx: &Context, text: &str, out: &mut Vec<Finding>) -> Coverage {
+/// What the chart's checks read and concluded, for a report to draw (`None` when the chart is
+/// absent or was not read as far as its panels). The same pass as [`check`]; its findings are
+/// dropped.
+pub fn view(ctx: &Context) -> Option<view::ChartView> {
+    let name = ctx.spec.artifacts.chart.as_str();
+    let text = ctx.text(name, CheckId::SvgUnreadable, &mut Vec::new())?;
+    let mut v = None;
+    check_text(ctx, text, &mut Vec::new(), &mut v);
+    v
+}
+
+fn check_text(
+    ctx: &Context,
+    text: &str,
+    out: &mut Vec<Finding>,
+    view: &mut Option<view::ChartView>,
+) -> Coverage {
     let chart = &ctx.spec.chart;
     let tol = chart.tolerance_px;
     let char_width_em = chart.char_width_em;
@@ -184,12 +201,33 @@ fn check_text(ctx: &Context, text: &str, out: &mut Vec<Finding>) -> Coverage {
     panel_findings(ctx, &scene, &detection, &canvas_box, tol, out);
     let tolerance = chart.fidelity_tolerance;
     let mut cov = Coverage::default();
+    let mut chart_view = view::ChartView {
+        width: canvas.width,
+        height: canvas.height,
+        panels: Vec::new(),
+        near: detection.near.iter().map(|n| n.area).collect(),
+    };
     for p in &detection.panels {
-        let c = fidelity_findings(ctx, &scene, &roles, p, tolerance, tol, out);
+        let mut panel_view = view::PanelView {
+            area: p.area,
+            title: scene.texts[p.title].content.clone(),
+            series: Vec::new(),
+        };
+        let c = fidelity_findings(
+            ctx,
+            &scene,
+            &roles,
+            p,
+            (tolerance, tol),
+            out,
+            &mut panel_view.series,
+        );
+        chart_view.panels.push(panel_view);
         cov.verified += c.verified;
         cov.contradicted += c.contradicted;
         cov.unverified += c.unverified;
     }
+    *view = Some(chart_view);
     cov
 }
 
@@ -448,14 +486,22 @@ fn fidelity_findings(
     scene: &Scene,
     roles: &[panels::Role],
     p: &Panel,
-    tolerance: f64,
-    tol: f64,
+    (tolerance, tol): (f64, f64),
     out: &mut Vec<Finding>,
+    views: &mut Vec<view::SeriesView>,
 ) -> Coverage {
     let mut cov = Coverage::default();
-    let Some(truth) = ctx.truth else { return cov };
     let title = &scene.texts[p.title].content;
     let readings = fidelity::read_all(scene, roles, p, tol);
+    let unverified = |views: &mut Vec<view::SeriesView>| {
+        for r in &readings {
+            views.push(view::series(scene, p, r, view::Judged::No));
+        }
+    };
+    let Some(truth) = ctx.truth else {
+        unverified(views);
+        return cov;
+    };
     let Some(first) = readings.first() else {
         return cov;
     };
@@ -468,6 +514,7 @@ fn fidelity_findings(
         .any(|&t| year_of(&scene.texts[t].content).is_none_or(|y| truth.year_index(y).is_none()));
     if off_source {
         cov.unverified += readings.iter().map(|r| r.marks.len()).sum::<usize>();
+        unverified(views);
         return cov;
     }
     // Year order does not depend on what is plotted.
@@ -489,6 +536,7 @@ fn fidelity_findings(
     let (quantities, pinned) = fidelity::quantities(title, ctx.spec, ctx.stmts);
     if quantities.is_empty() {
         cov.unverified += readings.iter().map(|r| r.marks.len()).sum::<usize>();
+        unverified(views);
         return cov;
     }
     if pinned && readings.len() == 1 {
@@ -510,6 +558,16 @@ fn fidelity_findings(
             cov.verified += judged.saturating_sub(wrong);
         }
         cov.unverified += first.marks.len() - judged;
+        views.push(view::series(
+            scene,
+            p,
+            first,
+            view::Judged::As {
+                name: &name,
+                value: &*value,
+                misses: &misses,
+            },
+        ));
         for miss in misses {
             out.push(miss_finding(&panel, &name, first, p, miss));
         }
@@ -578,6 +636,22 @@ fn fidelity_findings(
                 .into_iter()
                 .filter(|m| matches!(m, Miss::Value { .. } | Miss::Shape { .. }))
                 .collect();
+            for (i, other) in readings.iter().enumerate() {
+                if i == *lone {
+                    views.push(view::series(
+                        scene,
+                        p,
+                        r,
+                        view::Judged::As {
+                            name: &name,
+                            value: &*value,
+                            misses: &misses,
+                        },
+                    ));
+                } else {
+                    fitted_view(ctx, truth, scene, p, other, forms[fits[i][0]], views);
+                }
+            }
             let judged = r.marks.iter().filter(|m| value(m.0).is_some()).count();
             cov.contradicted += misses.len();
             cov.verified += judged.saturating_sub(misses.len());
@@ -595,9 +669,11 @@ fn fidelity_findings(
     for (i, r) in readings.iter().enumerate() {
         if !fits[i].is_empty() {
             cov.verified += r.marks.len();
+            fitted_view(ctx, truth, scene, p, r, forms[fits[i][0]], views);
             continue;
         }
         cov.unverified += r.marks.len();
+        views.push(view::series(scene, p, r, view::Judged::No));
         out.push(
             Finding::info(
                 CheckId::SvgFidelity,
@@ -617,6 +693,29 @@ fn fidelity_findings(
         );
     }
     cov
+}
+
+/// The view of a series that fits the quantity `(target, form)`: verified where it has a value.
+fn fitted_view(
+    ctx: &Context,
+    truth: &crate::recompute::Truth,
+    scene: &Scene,
+    p: &Panel,
+    r: &fidelity::Reading,
+    (target, form): (Target, Form),
+    views: &mut Vec<view::SeriesView>,
+) {
+    let (name, value) = quantity_value(ctx, truth, target, form);
+    views.push(view::series(
+        scene,
+        p,
+        r,
+        view::Judged::As {
+            name: &name,
+            value: &*value,
+            misses: &[],
+        },
+    ));
 }
 
 /// Every quantity's form is stated by the title (no margin whose change may be in points or

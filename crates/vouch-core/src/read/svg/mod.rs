@@ -6,6 +6,7 @@
 pub mod geometry;
 pub mod panels;
 pub mod parse;
+pub mod sanitise;
 pub mod scene;
 pub mod style;
 

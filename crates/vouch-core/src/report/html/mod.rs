@@ -2,6 +2,8 @@
 //! of bundle text goes through [`escape`]; the agent's chart is shown only as an `<img>` of a
 //! sanitised copy (see `chart`), never as live SVG.
 
+pub mod artifacts;
+pub mod chart;
 pub mod page;
 pub mod verify;
 

@@ -142,6 +142,28 @@ details > summary { cursor: pointer; }
 .coverage td.num { min-width: 5em; }
 .plot { max-width: 100%; height: auto; }
 nav.toc a { margin-right: 1em; }
+svg.plot { display: block; margin: .5em 0; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+svg.plot text { fill: #1b1f24; font-size: 12px; }
+svg.plot .tick, svg.plot .empty { fill: var(--muted); font-size: 11px; }
+svg.plot .heading text { font-weight: 600; }
+svg.plot .grid { stroke: var(--line); stroke-width: 1; }
+svg.plot .zero { stroke: #1b1f24; stroke-width: 1.5; }
+svg.plot .bar { fill: #8fb0d0; }
+svg.plot .row.baseline .bar { fill: #b7c0ca; }
+svg.plot .whisker { stroke: #1b1f24; stroke-width: 1.5; }
+svg.plot .point { fill: #1b1f24; }
+svg.plot .row.worse .whisker { stroke: var(--fail); } svg.plot .row.worse .point { fill: var(--fail); }
+svg.plot .row.worse text { fill: var(--fail); } svg.plot .row.worse .label { font-weight: 600; }
+svg.plot .row.better .whisker { stroke: var(--pass); } svg.plot .row.better .point { fill: var(--pass); }
+svg.plot .row.better text { fill: var(--pass); } svg.plot .row.better .label { font-weight: 600; }
+svg.plot .row.same .whisker { stroke: var(--muted); } svg.plot .row.same .point { fill: var(--muted); }
+.legend .key.worse { color: var(--fail); } .legend .key.better { color: var(--pass); }
+.legend .key.same { color: var(--muted); }
+tr.worse td { background: var(--fail-bg); } tr.better td { background: var(--pass-bg); }
+.verdict.inconclusive { background: var(--warn-bg); border: 1px solid var(--warn); }
+.verdict.inconclusive .word { color: var(--warn); }
+.verdict p { margin: 0; }
+table.figures td.num, td.nowrap { white-space: nowrap; }
 "#;
 
 #[cfg(test)]
