@@ -12,6 +12,7 @@ Examples:
   vouch audit runs/ old-runs.tar.gz --source statements.csv -o results.jsonl
   vouch audit runs/ --format junit -o audit.xml
   vouch audit runs/ --format sarif > audit.sarif
+  vouch audit runs/ --format html --summary audit.html   (worst runs' reports in audit-reports/)
 
 Exit status: 0 every run accepted, 1 a run was rejected or could not be verified (they are
 listed with their paths), 2 bad usage, unreadable inputs, or nothing found to verify.";
@@ -27,9 +28,14 @@ pub struct AuditArgs {
     /// Write one row per (run, check) to this file: .parquet, .csv or .jsonl.
     #[arg(long, short, visible_alias = "out", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Summary format (on standard output).
+    /// Summary format (on standard output, or in the --summary file).
     #[arg(long, short, value_enum, default_value_t = SummaryFormat::Human)]
     pub format: SummaryFormat,
+    /// Write the summary to this file instead of standard output. With --format html, each
+    /// worst run's verify report is written beside it, in NAME-reports/ for NAME.html, and
+    /// the page links to them.
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
     /// Verdict cache directory (default: the user's cache dir, e.g. ~/.cache/vouch/verdicts).
     #[arg(long, conflicts_with = "no_cache")]
     pub cache: Option<PathBuf>,
@@ -58,6 +64,9 @@ pub enum SummaryFormat {
     Github,
     /// SARIF 2.1.0, one result per failing check of a run.
     Sarif,
+    /// One self-contained HTML page: accept rate and failing checks per label as charts, the
+    /// worst runs linked to their reports (with --summary).
+    Html,
 }
 
 pub fn audit(args: AuditArgs) -> Result<u8> {
@@ -105,6 +114,8 @@ pub fn audit(args: AuditArgs) -> Result<u8> {
         SummaryFormat::Junit | SummaryFormat::Github | SummaryFormat::Sarif
     );
     let mut collected = vouch::audit::ci::Collected::default();
+    let html = matches!(args.format, SummaryFormat::Html);
+    let mut labels = vouch::audit::html::Labels::default();
     let mut write_error: Option<String> = None;
     // A run found twice (a folder and an archive of it) is counted once: runs are known by the
     // run_id their run.json records.
@@ -144,6 +155,9 @@ pub fn audit(args: AuditArgs) -> Result<u8> {
         summary.add(&r);
         if ci_format {
             collected.add(&r);
+        }
+        if html {
+            labels.add(&r);
         }
         if let (Some(w), None) = (writer.as_mut(), &write_error) {
             if let Err(e) = w.write(&r) {
@@ -193,8 +207,18 @@ pub fn audit(args: AuditArgs) -> Result<u8> {
         SummaryFormat::Junit => vouch::audit::ci::junit(&collected),
         SummaryFormat::Github => vouch::audit::ci::github(&collected),
         SummaryFormat::Sarif => vouch::audit::ci::sarif(&collected),
+        SummaryFormat::Html => {
+            use vouch::audit::html;
+            let reports = match &args.summary {
+                Some(page) => html::write_reports(&auditor, &found, &summary.worst_runs(), page)
+                    .map_err(anyhow::Error::msg)?,
+                None => html::Reports::NotWritten,
+            };
+            let inputs: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+            html::render(&summary, &labels, &reports, &inputs)
+        }
     };
-    emit(&text, None)?;
+    emit(&text, args.summary.as_ref())?;
     Ok(if summary.reject == 0 && summary.error == 0 {
         0
     } else {

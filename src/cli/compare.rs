@@ -9,6 +9,7 @@ pub const HELP: &str = "\
 Examples:
   vouch compare baseline.jsonl candidate.jsonl
   vouch compare runs/v1 runs/v2 --source statements.csv --min-effect 5 --format markdown
+  vouch compare baseline.jsonl candidate.jsonl --format html -o compare.html
 
 Reading the report: pass^k is the share of sources (or trials) whose k repeated runs all passed;
 adjusted p is a test's p-value after the Holm–Bonferroni correction over every test made.
@@ -53,6 +54,9 @@ pub enum CompareFormat {
     Json,
     /// Markdown to paste into a pull request.
     Markdown,
+    /// One self-contained HTML page: the decision, the accept rates side by side, and a forest
+    /// plot of every tested difference with its 95 % interval.
+    Html,
 }
 
 pub fn compare(args: CompareArgs) -> Result<u8> {
@@ -103,6 +107,7 @@ pub fn compare(args: CompareArgs) -> Result<u8> {
         CompareFormat::Human => vouch::compare::render::human(&comparison, names),
         CompareFormat::Json => vouch::compare::render::json(&comparison, names),
         CompareFormat::Markdown => vouch::compare::render::markdown(&comparison, names),
+        CompareFormat::Html => vouch::compare::html::render(&comparison, names),
     };
     emit(&text, args.output.as_ref())?;
     Ok(comparison.exit_code() as u8)

@@ -375,3 +375,354 @@ fn a_symlinked_bundle_or_source_directory_is_not_followed() {
         }
     }
 }
+
+/// The values of every `name="…"` attribute of an HTML page.
+pub(crate) fn attribute_values<'a>(html: &'a str, name: &str) -> Vec<&'a str> {
+    let key = format!(" {name}=\"");
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(i) = rest.find(&key) {
+        let value = &rest[i + key.len()..];
+        let end = value.find('"').expect("attribute closes");
+        out.push(&value[..end]);
+        rest = &value[end..];
+    }
+    out
+}
+
+/// What every page vouch writes must hold: no script, and nothing fetched or linked off the
+/// machine through `src` or `href`.
+pub(crate) fn assert_inert_page(html: &str, what: &str) {
+    assert!(html.starts_with("<!DOCTYPE html>"), "{what}");
+    assert!(
+        !html.to_ascii_lowercase().contains("<script"),
+        "{what} holds a script"
+    );
+    for attr in ["src", "href"] {
+        for v in attribute_values(html, attr) {
+            let v = v.to_ascii_lowercase();
+            assert!(
+                !v.contains("http://") && !v.contains("https://") && !v.starts_with("//"),
+                "{what}: {attr}=\"{v}\""
+            );
+        }
+    }
+}
+
+/// The markup of the first `<tr …>` row whose opening tag holds `marker`, up to its `</tr>`.
+pub(crate) fn row_with<'a>(html: &'a str, marker: &str) -> &'a str {
+    let start = html
+        .match_indices("<tr")
+        .map(|(i, _)| i)
+        .find(|&i| html[i..].split('>').next().unwrap().contains(marker))
+        .unwrap_or_else(|| panic!("no row with {marker}"));
+    let end = start + html[start..].find("</tr>").unwrap();
+    &html[start..end]
+}
+
+/// A `data-NAME` attribute of an element's markup, as a number.
+pub(crate) fn data_number(markup: &str, name: &str) -> f64 {
+    let values = attribute_values(markup, &format!("data-{name}"));
+    let text = values
+        .first()
+        .unwrap_or_else(|| panic!("no data-{name} in {markup}"));
+    text.parse()
+        .unwrap_or_else(|e| panic!("data-{name}=\"{text}\": {e}"))
+}
+
+/// `a` and `b` are the same double, but for serde_json's reading of a decimal, which can land
+/// an ulp away from the nearest double (it does for some of the Wilson bounds here).
+pub(crate) fn assert_same_number(a: f64, b: f64, what: &str) {
+    assert!(
+        a == b || (a - b).abs() <= f64::EPSILON * a.abs().max(b.abs()),
+        "{what}: {a} ≠ {b}"
+    );
+}
+
+/// The printed figures of a proportion and its exact ones, against `count` of `n` with the
+/// given rate and Wilson interval (as `--format json` states them).
+pub(crate) fn assert_proportion(markup: &str, count: u64, n: u64, rate: f64, ci: [f64; 2]) {
+    assert_eq!(data_number(markup, "count"), count as f64, "{markup}");
+    assert_eq!(data_number(markup, "n"), n as f64, "{markup}");
+    assert_same_number(data_number(markup, "rate"), rate, markup);
+    assert_same_number(data_number(markup, "low"), ci[0], markup);
+    assert_same_number(data_number(markup, "high"), ci[1], markup);
+    let rate_text = format!("{:.1}%", rate * 100.0);
+    let interval_text = format!("[{:.1}%, {:.1}%]", ci[0] * 100.0, ci[1] * 100.0);
+    assert!(
+        markup.contains(&format!("{count}/{n}"))
+            && markup.contains(&rate_text)
+            && markup.contains(&interval_text),
+        "{count}/{n} {rate_text} {interval_text} not printed in {markup}"
+    );
+}
+
+mod html_page {
+    use super::*;
+
+    /// A run directory with its own source copy; `defect` swaps in a calculated_metrics.csv that
+    /// fails `metrics.value`.
+    fn labelled_run(root: &Path, dir: &str, run_id: &str, label: Option<&str>, defect: bool) {
+        let run = root.join(dir);
+        write_bundle(&run.join("bundle"), &northstar_files());
+        if defect {
+            std::fs::copy(
+                root_fixture("fixtures/defects/metrics.value/calculated_metrics.csv"),
+                run.join("bundle/calculated_metrics.csv"),
+            )
+            .unwrap();
+        }
+        std::fs::create_dir_all(run.join("source")).unwrap();
+        let src = std::fs::read(northstar_source_path()).unwrap();
+        std::fs::write(
+            run.join("source/northstar_cloud_financial_statements.csv"),
+            &src,
+        )
+        .unwrap();
+        let mut meta = serde_json::json!({
+            "schema": "vouch.run", "schema_version": 1, "run_id": run_id, "trial": 0,
+            "source": { "file_name": "northstar_cloud_financial_statements.csv", "sha256": vouch::bundle::sha256_hex(&src) }
+        });
+        if let Some(l) = label {
+            meta["label"] = l.into();
+        }
+        std::fs::write(run.join("run.json"), meta.to_string()).unwrap();
+    }
+
+    fn root_fixture(p: &str) -> std::path::PathBuf {
+        root().join(p)
+    }
+
+    fn vouch_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_vouch"))
+            .args(args)
+            .current_dir(dir)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    const HOSTILE_LABEL: &str = "v2 \"<script>alert('label')</script>\"";
+    const HOSTILE_ID: &str = "../../<script>alert(\"id\")</script>'x";
+
+    fn hostile_runs(tmp: &Path) {
+        for i in 0..4 {
+            labelled_run(
+                tmp,
+                &format!("runs/a{i}"),
+                &format!("run_a{i}"),
+                Some("v1"),
+                i < 1,
+            );
+        }
+        labelled_run(tmp, "runs/b0", HOSTILE_ID, Some(HOSTILE_LABEL), true);
+        labelled_run(tmp, "runs/b1", "run_b1", Some(HOSTILE_LABEL), true);
+        labelled_run(tmp, "runs/b2", "run_b2", Some(HOSTILE_LABEL), false);
+        labelled_run(tmp, "runs/c0", "/etc/passwd", None, true);
+    }
+
+    #[test]
+    fn the_page_links_the_worst_runs_to_reports_inside_its_reports_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tmp.path();
+        hostile_runs(tmp);
+        let (code, out, err) = vouch_in(
+            tmp,
+            &[
+                "audit",
+                "runs",
+                "--no-cache",
+                "-j",
+                "1",
+                "--format",
+                "html",
+                "--summary",
+                "out/audit.html",
+            ],
+        );
+        assert_eq!(code, 1, "{out}{err}");
+        assert!(
+            out.is_empty(),
+            "the page went to a file: stdout stays quiet\n{out}"
+        );
+        assert!(err.is_empty(), "{err}");
+        let page = std::fs::read_to_string(tmp.join("out/audit.html")).unwrap();
+        assert_inert_page(&page, "audit.html");
+        for id in [
+            "<svg id=\"accept-rate\"",
+            "<svg id=\"failing-checks\"",
+            "<table id=\"worst-runs\"",
+        ] {
+            assert!(page.contains(id), "{id}");
+        }
+        // Labels and run ids come out escaped.
+        assert!(page.contains("v2 &quot;&lt;script&gt;alert(&#39;label&#39;)&lt;/script&gt;&quot;"));
+        assert!(page.contains("../../&lt;script&gt;alert(&quot;id&quot;)&lt;/script&gt;&#39;x"));
+
+        // Four runs failed a check; each is linked to a report that exists inside the
+        // reports directory, and nothing else was written.
+        let links = attribute_values(&page, "href");
+        assert_eq!(links.len(), 4, "{links:?}");
+        assert_eq!(page.matches("<a class=\"run-report\" href=").count(), 4);
+        let reports = tmp.join("out/audit-reports").canonicalize().unwrap();
+        for href in &links {
+            assert!(href.starts_with("audit-reports/"), "{href}");
+            let file = tmp.join("out").join(href).canonicalize().unwrap();
+            assert!(file.starts_with(&reports), "{href} → {}", file.display());
+            let report = std::fs::read_to_string(&file).unwrap();
+            assert_inert_page(&report, href);
+            assert!(report.contains("reject"), "{href}: {report}");
+        }
+        let mut written: Vec<String> = std::fs::read_dir(&reports)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        written.sort();
+        assert_eq!(written.len(), 4, "{written:?}");
+        let mut top: Vec<String> = std::fs::read_dir(tmp)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        top.sort();
+        assert_eq!(top, ["out", "runs"]);
+        assert_eq!(walk_count(&tmp.join("out")), 5);
+    }
+
+    #[test]
+    fn a_worst_run_inside_an_archive_is_verified_again_for_its_report() {
+        let tmp = tempfile::tempdir().unwrap();
+        let bad = with_file(
+            northstar_files(),
+            "calculated_metrics.csv",
+            std::fs::read(root_fixture(
+                "fixtures/defects/metrics.value/calculated_metrics.csv",
+            ))
+            .unwrap(),
+        );
+        let mut entries: Vec<(String, Vec<u8>)> = Vec::new();
+        for (dir, files) in [("good", northstar_files()), ("bad", bad)] {
+            entries.extend(files.into_iter().map(|(n, b)| (format!("{dir}/{n}"), b)));
+        }
+        std::fs::write(tmp.path().join("runs.zip"), zip_of(&entries)).unwrap();
+        let source = northstar_source_path();
+        let (code, out, err) = vouch_in(
+            tmp.path(),
+            &[
+                "audit",
+                "runs.zip",
+                "--source",
+                source.to_str().unwrap(),
+                "--no-cache",
+                "--format",
+                "html",
+                "--summary",
+                "page.html",
+            ],
+        );
+        assert_eq!(code, 1, "{out}{err}");
+        let page = std::fs::read_to_string(tmp.path().join("page.html")).unwrap();
+        let links = attribute_values(&page, "href");
+        assert_eq!(links.len(), 1, "{page}");
+        assert!(page.contains(">runs.zip!bad</a>"), "{page}");
+        let report = std::fs::read_to_string(tmp.path().join(links[0])).unwrap();
+        assert_inert_page(&report, links[0]);
+        assert!(report.contains("runs.zip!bad"), "{report}");
+    }
+
+    #[test]
+    fn the_rates_and_intervals_printed_are_the_ones_json_and_the_results_give() {
+        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tmp.path();
+        hostile_runs(tmp);
+        let (code, json, _) = vouch_in(
+            tmp,
+            &["audit", "runs", "--no-cache", "-j", "1", "--format", "json"],
+        );
+        assert_eq!(code, 1);
+        let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let (code, page, err) = vouch_in(
+            tmp,
+            &[
+                "audit",
+                "runs",
+                "--no-cache",
+                "-j",
+                "1",
+                "--format",
+                "html",
+                "-o",
+                "results.jsonl",
+            ],
+        );
+        assert_eq!(code, 1, "{err}");
+        assert_inert_page(&page, "stdout page");
+        // On standard output there is no directory for the reports: the runs are not linked.
+        assert!(!page.contains("run-report"));
+        assert!(page.contains("--summary FILE.html"));
+
+        let wilson = |k: u64, n: u64| {
+            let i = vouch::compare::stats::wilson95(k, n);
+            [i.low, i.high]
+        };
+        let runs = doc["runs"].as_u64().unwrap();
+        let accepted = doc["verdicts"]["accept"].as_u64().unwrap();
+        let totals = row_with(&page, "class=\"totals\"");
+        assert_proportion(
+            totals,
+            accepted,
+            runs,
+            accepted as f64 / runs as f64,
+            wilson(accepted, runs),
+        );
+        let failing = doc["failing_checks"].as_array().unwrap();
+        assert!(failing.iter().any(|c| c["check"] == "metrics.value"));
+        for c in failing
+            .iter()
+            .filter(|c| c["failed_runs"].as_u64() > Some(0))
+        {
+            let row = row_with(
+                &page,
+                &format!(
+                    "class=\"all\" data-check=\"{}\"",
+                    c["check"].as_str().unwrap()
+                ),
+            );
+            let (k, n) = (
+                c["failed_runs"].as_u64().unwrap(),
+                c["ran_runs"].as_u64().unwrap(),
+            );
+            assert_proportion(row, k, n, c["fail_rate"].as_f64().unwrap(), wilson(k, n));
+        }
+
+        // Per label, the accept rate over the results file's runs.
+        let rows = vouch::compare::read_results(&tmp.join("results.jsonl")).unwrap();
+        let mut by_label: std::collections::BTreeMap<String, (u64, u64)> = Default::default();
+        for r in &rows {
+            let e = by_label
+                .entry(r.label.clone().unwrap_or_default())
+                .or_default();
+            e.0 += u64::from(r.verdict == RunVerdict::Accept);
+            e.1 += 1;
+        }
+        assert_eq!(by_label.len(), 3);
+        for (label, (k, n)) in by_label {
+            let marker = format!("data-label=\"{}\"", vouch::report::html::escape(&label));
+            let row = row_with(&page, &marker);
+            assert_proportion(row, k, n, k as f64 / n as f64, wilson(k, n));
+        }
+        // And per label, the runs failing metrics.value: one of four v1 runs, two of three
+        // of the hostile label's.
+        let row = row_with(&page, "data-check=\"metrics.value\" data-label=\"v1\"");
+        assert_proportion(row, 1, 4, 0.25, wilson(1, 4));
+        let marker = format!(
+            "data-check=\"metrics.value\" data-label=\"{}\"",
+            vouch::report::html::escape(HOSTILE_LABEL)
+        );
+        assert_proportion(row_with(&page, &marker), 2, 3, 2.0 / 3.0, wilson(2, 3));
+    }
+}

@@ -476,3 +476,173 @@ fn too_few_runs_to_rule_out_the_minimum_drop_are_inconclusive_not_not_worse() {
     c.min_effect = 0.01;
     assert_eq!(c.exit_code(), 3);
 }
+
+mod html_page {
+    use super::*;
+    use crate::audit::{
+        assert_inert_page, assert_proportion, assert_same_number, attribute_values, data_number,
+        row_with,
+    };
+    use vouch::report::html::escape;
+
+    const HOSTILE_CHECK: &str = "svg.<script>alert('x')</script>\"";
+
+    /// 200 runs a side: the candidate fails memo.claims in 50 runs (the baseline in 20) and a
+    /// check whose id holds markup in 30 (the baseline in 5).
+    fn sides() -> (Vec<RunResult>, Vec<RunResult>) {
+        let mut baseline = runs_failing(200, 20, "memo.claims", 0);
+        let mut candidate = runs_failing(200, 50, "memo.claims", 1000);
+        for (runs, failing) in [(&mut baseline, 5), (&mut candidate, 30)] {
+            for (i, r) in runs.iter_mut().enumerate() {
+                let c = r.checks.iter_mut().find(|c| c.check == "svg.axes").unwrap();
+                c.check = HOSTILE_CHECK.to_string();
+                if i >= 100 && i < 100 + failing {
+                    c.status = "fail".into();
+                    r.verdict = RunVerdict::Reject;
+                }
+            }
+        }
+        (baseline, candidate)
+    }
+
+    /// The text of an element's markup: tags dropped, the page's escapes undone.
+    fn text_of(markup: &str) -> String {
+        let mut out = String::new();
+        for piece in markup.split('<') {
+            out.push_str(piece.split_once('>').map_or(piece, |(_, t)| t));
+        }
+        out.replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&amp;", "&")
+    }
+
+    #[test]
+    fn the_page_states_the_decision_and_plots_every_tested_difference() {
+        let dir = tempfile::tempdir().unwrap();
+        let (baseline, candidate) = sides();
+        let b = dir.path().join("base \"<b>\".jsonl");
+        let c = dir.path().join("cand.jsonl");
+        write_jsonl(&b, &baseline);
+        write_jsonl(&c, &candidate);
+        let page_path = dir.path().join("compare.html");
+        let (b, c) = (b.to_str().unwrap(), c.to_str().unwrap());
+        let (code, out, err) = vouch(&[
+            "compare",
+            b,
+            c,
+            "--format",
+            "html",
+            "-o",
+            page_path.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 1, "{out}{err}");
+        assert!(out.is_empty() && err.is_empty(), "{out}{err}");
+        let page = std::fs::read_to_string(&page_path).unwrap();
+        assert_inert_page(&page, "compare.html");
+        assert!(attribute_values(&page, "href").is_empty());
+        for id in [
+            "<svg id=\"forest\"",
+            "<p id=\"decision\"",
+            "<svg id=\"accept-rates\"",
+        ] {
+            assert!(page.contains(id), "{id}");
+        }
+        assert!(page.contains(&escape(HOSTILE_CHECK)));
+        assert!(page.contains("base &quot;&lt;b&gt;&quot;.jsonl"));
+
+        // The decision and its reasoning are the human report's opening lines.
+        let (_, human, _) = vouch(&["compare", b, c]);
+        let mut lines = human.lines();
+        let verdict = lines.next().unwrap().strip_prefix("worse: ").unwrap();
+        let method = lines.next().unwrap().trim();
+        let start = page.find("<p id=\"decision\">").unwrap();
+        let end = start + page[start..].find("</p>").unwrap();
+        let decision = text_of(&page[start..end]);
+        let mut capital = method.chars();
+        let method = capital.next().unwrap().to_uppercase().collect::<String>() + capital.as_str();
+        assert_eq!(decision, format!("Worse: {verdict}. {method}."));
+        assert!(verdict.contains(HOSTILE_CHECK), "{verdict}");
+
+        // Every figure the page prints is the JSON document's.
+        let (_, json, _) = vouch(&["compare", b, c, "--format", "json"]);
+        let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let proportion = |markup: &str, v: &serde_json::Value| {
+            assert_proportion(
+                markup,
+                v["count"].as_u64().unwrap(),
+                v["n"].as_u64().unwrap(),
+                v["rate"].as_f64().unwrap(),
+                [
+                    v["ci95"][0].as_f64().unwrap(),
+                    v["ci95"][1].as_f64().unwrap(),
+                ],
+            )
+        };
+        for side in ["baseline", "candidate"] {
+            let row = row_with(&page, &format!("class=\"{side}\""));
+            proportion(row, &doc[side]["accept_rate"]);
+        }
+        let tested: Vec<&serde_json::Value> = std::iter::once(&doc["accept"])
+            .chain(doc["checks"].as_array().unwrap())
+            .filter(|d| d["endpoint"] == "accept" || d["in_family"] == true)
+            .collect();
+        assert_eq!(tested.len(), 3);
+        // The forest plot has a row per tested endpoint, coloured by its change.
+        let forest = &page[page.find("<svg id=\"forest\"").unwrap()..];
+        let forest = &forest[..forest.find("</svg>").unwrap()];
+        assert_eq!(forest.matches("<g class=\"row ").count(), tested.len());
+        assert_eq!(
+            forest.matches("<circle class=\"point\"").count(),
+            tested.len()
+        );
+        assert!(forest.contains("class=\"zero\""));
+        for d in tested {
+            let endpoint = d["endpoint"].as_str().unwrap();
+            let row = row_with(&page, &format!("data-endpoint=\"{}\"", escape(endpoint)));
+            let cells: Vec<&str> = row.split("<td").skip(1).collect();
+            proportion(cells[1], &d["baseline"]);
+            proportion(cells[2], &d["candidate"]);
+            let difference = d["difference"].as_f64().unwrap();
+            assert_same_number(data_number(cells[3], "difference"), difference, cells[3]);
+            let side = |s: &str| {
+                vouch::compare::Proportion::new(
+                    d[s]["count"].as_u64().unwrap(),
+                    d[s]["n"].as_u64().unwrap(),
+                )
+            };
+            let interval =
+                vouch::compare::html::difference_interval(&side("baseline"), &side("candidate"))
+                    .unwrap();
+            assert!(interval.low <= difference && difference <= interval.high);
+            assert_eq!(data_number(cells[3], "low"), interval.low);
+            assert_eq!(data_number(cells[3], "high"), interval.high);
+            assert!(
+                cells[3].contains(&format!(
+                    "{:+.1} pt [{:+.1}, {:+.1}]",
+                    difference * 100.0,
+                    interval.low * 100.0,
+                    interval.high * 100.0
+                )),
+                "{}",
+                cells[3]
+            );
+            let p_adjusted = d["p_adjusted"].as_f64().unwrap();
+            assert_same_number(data_number(row, "p-adjusted"), p_adjusted, row);
+            let change = d["change"].as_str().unwrap();
+            assert!(row.starts_with(&format!("<tr class=\"{change}\"")), "{row}");
+            assert!(
+                forest.contains(&format!(
+                    "<g class=\"row {change}\"><title>{}:",
+                    escape(if endpoint == "accept" {
+                        "accept rate"
+                    } else {
+                        endpoint
+                    })
+                )),
+                "{endpoint}"
+            );
+        }
+    }
+}

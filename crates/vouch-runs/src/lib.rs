@@ -7,4 +7,5 @@
 
 pub mod audit;
 pub mod compare;
+pub mod plot;
 pub mod testdata;

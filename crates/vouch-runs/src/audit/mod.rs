@@ -6,6 +6,7 @@ pub mod archive;
 pub mod cache;
 pub mod ci;
 pub mod discover;
+pub mod html;
 pub mod output;
 pub mod results;
 pub mod runner;

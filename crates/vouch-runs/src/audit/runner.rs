@@ -282,6 +282,89 @@ impl Auditor {
     }
 }
 
+/// One run verified again in full: what a report that shows more than the run's outcome needs
+/// (the audit's HTML page links its worst runs to their verify reports).
+pub struct Reverified<'a> {
+    pub spec: &'a Spec,
+    pub stmts: &'a Statements,
+    pub bundle: &'a Bundle,
+    pub report: &'a Report,
+}
+
+impl Auditor {
+    /// Loads and verifies again, in full and without the verdict cache, the runs of `found`
+    /// whose paths (as [`RunResult::path`] gives them) are in `paths`, calling `each` with the
+    /// path and the full report or why the run could not be verified. Paths not found again
+    /// are not called back; an archive is read once for all of its runs asked for.
+    pub fn reverify(
+        &self,
+        found: &[Found],
+        paths: &[&str],
+        mut each: impl FnMut(&str, Result<Reverified<'_>, String>),
+    ) {
+        let wanted: std::collections::HashSet<&str> = paths.iter().copied().collect();
+        let mut done: std::collections::HashSet<String> = Default::default();
+        for f in found {
+            let units = match f {
+                Found::Run(dir) if wanted.contains(dir.display().to_string().as_str()) => {
+                    vec![self.load_run_dir(dir)]
+                }
+                Found::Bundle(dir) if wanted.contains(dir.display().to_string().as_str()) => {
+                    vec![self.load_bundle_dir(dir)]
+                }
+                Found::Archive(path) => {
+                    let prefix = format!("{}!", path.display());
+                    if !paths.iter().any(|p| p.starts_with(&prefix)) {
+                        continue;
+                    }
+                    match self.load_archive(path) {
+                        Ok(units) => units
+                            .into_iter()
+                            .filter(|u| wanted.contains(u.path.as_str()))
+                            .collect(),
+                        Err(_) => continue,
+                    }
+                }
+                _ => continue,
+            };
+            for unit in units {
+                if !done.insert(unit.path.clone()) {
+                    continue;
+                }
+                let path = unit.path.clone();
+                let source = match unit.source {
+                    Ok(s) => s,
+                    Err(e) => {
+                        each(&path, Err(e));
+                        continue;
+                    }
+                };
+                let prepared = self.prepare(&source.0, &source.1);
+                match prepared.as_ref() {
+                    Ok(p) => {
+                        let report = vouch_core::verify::verify_with(
+                            &self.spec,
+                            &p.stmts,
+                            p.truth.as_ref(),
+                            &unit.bundle,
+                        );
+                        each(
+                            &path,
+                            Ok(Reverified {
+                                spec: &self.spec,
+                                stmts: &p.stmts,
+                                bundle: &unit.bundle,
+                                report: &report,
+                            }),
+                        );
+                    }
+                    Err(e) => each(&path, Err(format!("source: {e}"))),
+                }
+            }
+        }
+    }
+}
+
 /// Reads a run directory's `run.json` (at most 1 MiB); a record that is not the JSON object
 /// docs/runs.md describes says where it is broken (line and column).
 pub fn read_run_meta(dir: &Path) -> Result<RunMeta, String> {

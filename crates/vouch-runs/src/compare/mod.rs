@@ -23,6 +23,7 @@
 //!   reported first and separately.
 //! - Significant means adjusted p ≤ α.
 
+pub mod html;
 pub mod read;
 pub mod render;
 pub mod stats;

@@ -33,16 +33,16 @@ fn row_name(id: &str) -> String {
     }
 }
 
-fn percent(p: Option<f64>) -> String {
+pub(crate) fn percent(p: Option<f64>) -> String {
     p.map_or_else(|| "n/a".to_string(), |p| format!("{:.1}%", p * 100.0))
 }
 
-fn points(d: Option<f64>) -> String {
+pub(crate) fn points(d: Option<f64>) -> String {
     d.map_or_else(|| "n/a".to_string(), |d| format!("{:+.1} pt", d * 100.0))
 }
 
 /// p-values: three decimals, or scientific notation below 0.001 so small ones stay readable.
-fn p_value(p: f64) -> String {
+pub(crate) fn p_value(p: f64) -> String {
     if p >= 0.001 {
         format!("{p:.3}")
     } else {
@@ -50,7 +50,7 @@ fn p_value(p: f64) -> String {
     }
 }
 
-fn interval(p: &Proportion) -> String {
+pub(crate) fn interval(p: &Proportion) -> String {
     format!(
         "[{}, {}]",
         percent(Some(p.ci.low)),
@@ -58,7 +58,7 @@ fn interval(p: &Proportion) -> String {
     )
 }
 
-fn design_text(c: &Comparison) -> String {
+pub(crate) fn design_text(c: &Comparison) -> String {
     let asymptotic = |t: super::Test| c.checks.iter().chain([&c.accept]).any(|d| d.test == t);
     match &c.design {
         Design::Paired { pairs } => format!(
@@ -81,7 +81,18 @@ fn design_text(c: &Comparison) -> String {
     }
 }
 
-fn verdict_text(c: &Comparison) -> String {
+/// How the sides were tested and corrected: the second line of the human report.
+pub(crate) fn method_text(c: &Comparison) -> String {
+    format!(
+        "{}, Holm–Bonferroni over {} endpoint{} at alpha {}",
+        design_text(c),
+        c.family_size,
+        if c.family_size == 1 { "" } else { "s" },
+        c.alpha
+    )
+}
+
+pub(crate) fn verdict_text(c: &Comparison) -> String {
     let regressions = c.regressions();
     if let super::Decision::Inconclusive { needed } = c.decision() {
         format!(
@@ -110,7 +121,7 @@ fn show_points(f: f64) -> String {
 }
 
 /// The decision's word.
-fn decision_word(c: &Comparison) -> &'static str {
+pub(crate) fn decision_word(c: &Comparison) -> &'static str {
     match c.decision() {
         super::Decision::Worse => "worse",
         super::Decision::Inconclusive { .. } => "inconclusive",
@@ -118,7 +129,7 @@ fn decision_word(c: &Comparison) -> &'static str {
     }
 }
 
-fn endpoint_name(d: &Difference) -> String {
+pub(crate) fn endpoint_name(d: &Difference) -> String {
     if d.endpoint == super::ACCEPT {
         "accept rate".to_string()
     } else {
@@ -139,7 +150,7 @@ fn failing(side: &Side) -> Vec<&(String, Proportion)> {
     side.checks.iter().filter(|(_, p)| p.count > 0).collect()
 }
 
-fn pass_k_text(side: &Side) -> Option<String> {
+pub(crate) fn pass_k_text(side: &Side) -> Option<String> {
     if side.pass_k.is_empty() {
         return None;
     }
@@ -161,14 +172,7 @@ pub fn human(c: &Comparison, names: Names) -> String {
     let mut out = String::new();
     let verdict = verdict_text(c);
     let _ = writeln!(out, "{}: {verdict}", decision_word(c));
-    let _ = writeln!(
-        out,
-        "  {}, Holm–Bonferroni over {} endpoint{} at alpha {}",
-        design_text(c),
-        c.family_size,
-        if c.family_size == 1 { "" } else { "s" },
-        c.alpha
-    );
+    let _ = writeln!(out, "  {}", method_text(c));
     for (title, name, side) in [
         ("baseline", names.baseline, &c.baseline),
         ("candidate", names.candidate, &c.candidate),
