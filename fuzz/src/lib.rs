@@ -68,6 +68,18 @@ pub fn verify_with(name: &str, bytes: &[u8]) {
     let report = vouch::verify::verify(spec(), statements(), &bundle);
     // Every report renders in every format.
     let _ = vouch::report::json::render(&report);
+    // The HTML page: nothing from the bundle becomes markup, and the chart's copy keeps no
+    // element that runs or embeds anything.
+    let html = vouch::report::html::verify::render(spec(), statements(), &bundle, &report);
+    assert!(!html.contains("<script"), "bundle text became a script tag");
+    if let Ok(doc) = vouch::read::svg::parse::parse(&String::from_utf8_lossy(bytes)) {
+        if let Some(copy) = vouch::read::svg::sanitise::sanitise(&doc, None) {
+            let lower = copy.to_ascii_lowercase();
+            for tag in ["<script", "<foreignobject", "<iframe", "<a ", "<set", "<animate"] {
+                assert!(!lower.contains(tag), "the chart copy keeps {tag}");
+            }
+        }
+    }
 }
 
 /// Verify the Northstar bundle against `bytes` as its source.
