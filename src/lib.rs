@@ -10,4 +10,4 @@ pub use vouch_core::{
     bundle, checks, names, numbers, read, recompute, report, source, spec, verify, Finding, Report,
     Spec, Status, Verdict,
 };
-pub use vouch_runs::{audit, compare, testdata};
+pub use vouch_runs::{audit, compare, target, testdata};

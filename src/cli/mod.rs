@@ -7,17 +7,11 @@ pub mod output;
 pub mod run;
 pub mod verify;
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use std::path::PathBuf;
 use vouch::Spec;
 
+/// `--spec FILE` or the embedded contract (one implementation with the Python package's).
 pub fn load_spec(path: Option<&PathBuf>) -> Result<Spec> {
-    match path {
-        None => Ok(Spec::default_spec()),
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read spec `{}`", p.display()))?;
-            Spec::parse(&text).with_context(|| format!("invalid spec `{}`", p.display()))
-        }
-    }
+    vouch::target::load_spec(path.map(PathBuf::as_path)).map_err(anyhow::Error::msg)
 }

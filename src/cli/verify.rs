@@ -7,8 +7,6 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use vouch::bundle::Bundle;
 use vouch::report::{human, json};
-use vouch::source::Statements;
-use vouch::Spec;
 
 pub const HELP: &str = "\
 Examples:
@@ -76,93 +74,26 @@ pub enum Format {
     Html,
 }
 
-/// What `vouch verify` was pointed at: the bundle, where the trusted source comes from, and the
-/// name the agent saw it under.
-pub struct VerifyTarget {
-    bundle_dir: PathBuf,
-    source: TargetSource,
-    source_name: Option<String>,
-}
-
-pub enum TargetSource {
-    /// The user's own copy (`--source`).
-    Path(PathBuf),
-    /// A run directory's copy, checked against its record: where it is, its name and bytes.
-    RunCopy(PathBuf, String, Vec<u8>),
-}
-
-/// A run directory (`run.json` and `bundle/`) or a bare bundle, with the source it is to be
-/// verified against: `--source` when given, else the run's own checked copy.
-pub fn verify_target(args: &VerifyArgs, spec: &Spec) -> Result<VerifyTarget> {
-    use vouch::audit::runner::{read_run_meta, run_source_copy, RunSourceError};
-    if let Some(name) = &args.source_name {
-        if !vouch::bundle::is_plain_file_name(name) {
-            anyhow::bail!("--source-name must be a plain file name, got `{name}`");
-        }
-    }
-    let dir = &args.bundle;
-    let is_run = dir.join("run.json").is_file() && dir.join("bundle").is_dir();
-    if !is_run {
-        let Some(source) = &args.source else {
-            anyhow::bail!(
-                "`{}` is a bundle, not a run directory (run.json and bundle/): give your copy of \
-                 the source with --source FILE",
-                dir.display()
-            );
-        };
-        return Ok(VerifyTarget {
-            bundle_dir: dir.clone(),
-            source: TargetSource::Path(source.clone()),
-            source_name: args.source_name.clone(),
-        });
-    }
-    let meta = read_run_meta(dir).map_err(anyhow::Error::msg)?;
-    let recorded_name = meta.source.as_ref().map(|s| s.file_name.clone());
-    let source = match &args.source {
-        Some(p) => TargetSource::Path(p.clone()),
-        None => match run_source_copy(dir, &meta, spec.limits.max_artifact_bytes) {
-            Ok((name, bytes)) => TargetSource::RunCopy(dir.join("source").join(&name), name, bytes),
-            Err(RunSourceError::Absent(why) | RunSourceError::Bad(why)) => {
-                anyhow::bail!("`{}`: {why}", dir.display())
-            }
-        },
-    };
-    Ok(VerifyTarget {
-        bundle_dir: dir.join("bundle"),
-        source,
-        source_name: args.source_name.clone().or(recorded_name),
-    })
-}
-
 pub fn verify(args: VerifyArgs) -> Result<u8> {
     vouch::verify::init_pool(Some(vouch::verify::SINGLE_BUNDLE_THREADS));
     let spec = super::load_spec(args.spec.as_ref())?;
-    let target = verify_target(&args, &spec)?;
+    let target = vouch::target::verify_target(
+        &args.bundle,
+        args.source.as_deref(),
+        args.source_name.as_deref(),
+        &spec,
+    )
+    .map_err(anyhow::Error::msg)?;
     let bundle = Bundle::load_dir(&target.bundle_dir, &spec)?;
     if args.reexecute {
         vouch::reexecute::available()?;
     }
     // The script's parse starts on the pool while the source is read.
-    let (stmts, mut report) = vouch::verify::verify_loading(&spec, &bundle, || {
-        let read = match &target.source {
-            TargetSource::Path(p) => Statements::read_path(p, &spec),
-            TargetSource::RunCopy(path, name, bytes) => {
-                Statements::read_bytes(&path.display().to_string(), name, bytes, &spec)
-            }
-        };
-        read.map(|mut stmts| {
-            if let Some(name) = &target.source_name {
-                stmts.file_name = name.clone();
-            }
-            stmts
-        })
-    })?;
+    let (stmts, mut report) =
+        vouch::verify::verify_loading(&spec, &bundle, || target.read_source(&spec))?;
     if args.reexecute {
         let limits = vouch::reexecute::jail::Limits::default();
-        let source_path = match &target.source {
-            TargetSource::Path(p) | TargetSource::RunCopy(p, ..) => p,
-        };
-        let found = vouch::reexecute::reexecute(&spec, source_path, &bundle, &limits)?;
+        let found = vouch::reexecute::reexecute(&spec, target.source_path(), &bundle, &limits)?;
         report.findings.extend(found);
         report.reexecuted = true;
     }
