@@ -14,6 +14,7 @@ Examples:
   vouch verify out --source my-copy.csv --source-name statements.csv
   vouch verify runs/run_20261201T101500Z_1a2b3c4d --format json -o report.json
   vouch verify out --source statements.csv --format github      (annotations in a workflow)
+  vouch verify out --source statements.csv --format html -o report.html   (open it in a browser)
   vouch verify out --source statements.csv --quiet && echo accepted
 
 Exit status: 0 accept, 1 reject, 2 could not verify (bad usage; unreadable source, spec or
