@@ -180,12 +180,17 @@ def make_bundle(work: Path, name: str, defects: list[str]) -> Path:
 
 
 def verify_page(vouch_bin: Path, work: Path, bundle: Path, name: str) -> tuple[Path, dict]:
-    """The HTML report of `bundle` against the Northstar source, and vouch's JSON report of it."""
+    """The HTML report of `bundle` (under `work`) against the Northstar source, and vouch's JSON
+    report of it. vouch runs in `work` with relative paths, so the page names the bundle and the
+    source as a user's would (`bundles/NAME`, the source's own file name)."""
     page = work / "pages" / f"{name}.html"
     page.parent.mkdir(parents=True, exist_ok=True)
-    common = ["verify", str(bundle), "--source", str(NORTHSTAR_SOURCE)]
-    run_vouch(vouch_bin, work, [*common, "--format", "html", "--output", str(page)])
-    report = json.loads(run_vouch(vouch_bin, work, [*common, "--format", "json"]).stdout)
+    source = work / NORTHSTAR_SOURCE.name
+    if not source.exists():
+        shutil.copyfile(NORTHSTAR_SOURCE, source)
+    common = ["verify", str(bundle.relative_to(work)), "--source", source.name]
+    run_vouch(vouch_bin, work, [*common, "--format", "html", "--output", str(page)], cwd=work)
+    report = json.loads(run_vouch(vouch_bin, work, [*common, "--format", "json"], cwd=work).stdout)
     return page, report
 
 
@@ -452,7 +457,8 @@ def assert_verify_page(page, report: dict) -> None:
 
 
 def test_verify_accepted_bundle(vouch_bin, work, visit):
-    page_file, report = verify_page(vouch_bin, work, NORTHSTAR_BUNDLE, "verify-accepted")
+    bundle = make_bundle(work, "northstar", [])
+    page_file, report = verify_page(vouch_bin, work, bundle, "verify-accepted")
     assert report["verdict"] == "accept"
     v = visit(page_file, "verify-accepted")
     assert_verify_page(v.page, report)
