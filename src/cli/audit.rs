@@ -117,10 +117,7 @@ pub fn audit(args: AuditArgs) -> Result<u8> {
     let html = matches!(args.format, SummaryFormat::Html);
     let mut labels = vouch::audit::html::Labels::default();
     let mut write_error: Option<String> = None;
-    // A run found twice (a folder and an archive of it) is counted once: runs are known by the
-    // run_id their run.json records.
-    let mut seen: std::collections::HashMap<String, String> = Default::default();
-    let mut duplicates = 0usize;
+    let mut dedup = vouch::audit::dedup::Dedup::default();
     auditor.run(&found, |r| {
         if let Some(bar) = &progress {
             if r.path.contains('!') {
@@ -128,29 +125,15 @@ pub fn audit(args: AuditArgs) -> Result<u8> {
             }
             bar.inc(1);
         }
-        if r.run_id != r.path {
-            if let Some(first) = seen.get(&r.run_id) {
-                duplicates += 1;
-                if duplicates <= 10 {
-                    let (a, b) = if *first <= r.path {
-                        (first.as_str(), r.path.as_str())
-                    } else {
-                        (r.path.as_str(), first.as_str())
-                    };
-                    let line = format!(
-                        "vouch audit: warning: run `{}` found twice, at `{}` and `{}`; counted once",
-                        vouch::report::inert(&r.run_id),
-                        vouch::report::inert(a),
-                        vouch::report::inert(b)
-                    );
-                    match &progress {
-                        Some(bar) => bar.println(line),
-                        None => eprintln!("{line}"),
-                    }
+        if let vouch::audit::dedup::Seen::Repeat(warning) = dedup.admit(&r) {
+            if let Some(w) = warning {
+                let line = format!("vouch audit: warning: {w}");
+                match &progress {
+                    Some(bar) => bar.println(line),
+                    None => eprintln!("{line}"),
                 }
-                return;
             }
-            seen.insert(r.run_id.clone(), r.path.clone());
+            return;
         }
         summary.add(&r);
         if ci_format {
@@ -171,11 +154,8 @@ pub fn audit(args: AuditArgs) -> Result<u8> {
             ));
         }
     });
-    if duplicates > 10 {
-        eprintln!(
-            "vouch audit: warning: {} more runs found twice; each counted once",
-            duplicates - 10
-        );
+    if let Some(w) = dedup.rest() {
+        eprintln!("vouch audit: warning: {w}");
     }
     if let Some(bar) = progress {
         bar.finish_and_clear();

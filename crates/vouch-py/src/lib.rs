@@ -7,12 +7,12 @@
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyType};
-use std::collections::HashMap;
 use std::path::PathBuf;
 use vouch_core::bundle::Bundle;
 use vouch_core::report::{human, json, Report, Verdict};
 use vouch_core::source::Statements;
 use vouch_core::spec::Spec;
+use vouch_runs::audit::dedup::{Dedup, Seen};
 use vouch_runs::audit::{cache, discover, runner::Auditor, CheckRow, RunResult, RunVerdict};
 use vouch_runs::target::{error_chain, load_spec, verify_target};
 
@@ -158,28 +158,11 @@ fn run_audit(
         warnings: Vec::new(),
     };
     // A run found twice (a folder and an archive of it) is counted once, as the CLI counts it.
-    let mut seen: HashMap<String, String> = HashMap::new();
-    let mut duplicates = 0usize;
+    let mut dedup = Dedup::default();
     auditor.run(&found, |r: RunResult| {
-        if r.run_id != r.path {
-            if let Some(first) = seen.get(&r.run_id) {
-                duplicates += 1;
-                if duplicates <= 10 {
-                    let (a, b) = if *first <= r.path {
-                        (first.as_str(), r.path.as_str())
-                    } else {
-                        (r.path.as_str(), first.as_str())
-                    };
-                    out.warnings.push(format!(
-                        "run `{}` found twice, at `{}` and `{}`; counted once",
-                        vouch_core::report::inert(&r.run_id),
-                        vouch_core::report::inert(a),
-                        vouch_core::report::inert(b)
-                    ));
-                }
-                return;
-            }
-            seen.insert(r.run_id.clone(), r.path.clone());
+        if let Seen::Repeat(warning) = dedup.admit(&r) {
+            out.warnings.extend(warning);
+            return;
         }
         out.runs += 1;
         match r.verdict {
@@ -189,12 +172,7 @@ fn run_audit(
         }
         out.rows.extend(r.rows());
     });
-    if duplicates > 10 {
-        out.warnings.push(format!(
-            "{} more runs found twice; each counted once",
-            duplicates - 10
-        ));
-    }
+    out.warnings.extend(dedup.rest());
     if out.runs == 0 {
         return Err(format!(
             "nothing to verify: no run directory, bundle or archive holding one was found in {}",

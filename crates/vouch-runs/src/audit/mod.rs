@@ -5,6 +5,7 @@
 pub mod archive;
 pub mod cache;
 pub mod ci;
+pub mod dedup;
 pub mod discover;
 pub mod html;
 pub mod output;
