@@ -483,6 +483,9 @@ def test_verify_chart_that_misstates_one_bar(vouch_bin, work, visit):
     marks = v.page.locator(SELECTORS["overlay_fail_mark"])
     years = [marks.nth(i).get_attribute(MARK_YEAR_ATTRIBUTE) for i in range(marks.count())]
     assert years == [str(year)], f"fail marks at years {years}, vouch's JSON names {year}"
+    # The chart section on its own, where the one misstated bar is seen at a glance.
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    v.page.locator("#chart .chart").screenshot(path=str(SCREENSHOTS / "verify-misstated-bar-chart.png"))
     v.assert_clean()
 
 
