@@ -15,6 +15,14 @@ use vouch::run::progress::Progress;
 use vouch::run::{Interrupt, Plan};
 use vouch::source::Statements;
 
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum EnvironmentArg {
+    /// vouch creates the container; the shell tool's `container_reference` names it.
+    Reference,
+    /// The shell tool's `container_auto`: the API makes the container.
+    Auto,
+}
+
 /// The model the Agents SDK uses when none is configured.
 const DEFAULT_MODEL: &str = "gpt-5.6-luna";
 
@@ -57,6 +65,12 @@ pub struct RunArgs {
     /// The container's memory limit.
     #[arg(long, default_value = "4g", value_parser = ["1g", "4g", "16g", "64g"])]
     memory_limit: String,
+    /// How the agent's shell gets its sandbox: `reference` (vouch creates the container and
+    /// the shell tool names it, as the tutorial does) or `auto` (the shell tool's
+    /// `container_auto`: the API makes the container; vouch learns it from the first shell call
+    /// and deletes it). Recorded in run.json.
+    #[arg(long, value_enum, default_value_t = EnvironmentArg::Reference)]
+    environment: EnvironmentArg,
     /// A spec file to use instead of the embedded financial-analyst contract.
     #[arg(long)]
     spec: Option<PathBuf>,
@@ -199,6 +213,10 @@ pub fn run(args: RunArgs) -> Result<u8> {
         out: args.out.clone(),
         keep: args.keep,
         memory_limit: args.memory_limit.clone(),
+        environment: match args.environment {
+            EnvironmentArg::Reference => vouch::run::Environment::Reference,
+            EnvironmentArg::Auto => vouch::run::Environment::Auto,
+        },
     });
     let color = crate::cli::output::color_for(std::io::stdout().is_terminal());
     let draw = std::io::stderr().is_terminal();

@@ -331,6 +331,90 @@ fn no_final_message_within_max_turns_is_recorded_as_incomplete() {
 }
 
 #[test]
+fn container_auto_runs_learn_the_container_from_the_first_shell_call_and_delete_it() {
+    if !bwrap_available() {
+        return;
+    }
+    let emu = Emu::start("two-turns", &[]);
+    let out = emu.vouch_run(&[
+        "--environment",
+        "auto",
+        "--trials",
+        "2",
+        "--concurrency",
+        "2",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let runs = emu.runs();
+    assert_eq!(runs.len(), 2);
+    let client = emu.client();
+    for (_, r) in &runs {
+        assert_eq!(r["environment"], "auto", "{r}");
+        assert_eq!(r["verdict"], "accept", "{r}");
+        assert_eq!(r["turns"], 2);
+        let cid = r["ids"]["container_id"].as_str().unwrap();
+        assert!(cid.starts_with("cntr_"), "{r}");
+        // upload, two responses, list, six downloads, two deletions: no container creation.
+        assert_eq!(request_ids(r), 12, "{r}");
+        assert_cleaned(r);
+        // The first turn asked for a container; the second named the one the first ran in.
+        let ids = r["ids"]["response_ids"].as_array().unwrap();
+        let turn = |i: usize| {
+            emu.rt
+                .block_on(client.get_json(&format!("/responses/{}", ids[i].as_str().unwrap())))
+                .unwrap()
+        };
+        let (first, second) = (turn(0), turn(1));
+        let env = &first["tools"][0]["environment"];
+        assert_eq!(env["type"], "container_auto", "{first}");
+        assert_eq!(env["file_ids"][0], r["ids"]["file_id"]);
+        assert_eq!(env["network_policy"]["type"], "disabled");
+        assert_eq!(
+            second["tools"][0]["environment"],
+            json!({"type": "container_reference", "container_id": cid})
+        );
+    }
+    emu.assert_nothing_left();
+}
+
+#[test]
+fn container_auto_runs_survive_retried_faults_and_leave_nothing_behind() {
+    if !bwrap_available() {
+        return;
+    }
+    let emu = Emu::start(
+        "two-turns",
+        &["429@files", "429@responses", "500@container-files", "drop"],
+    );
+    let out = emu.vouch_run(&["--environment", "auto"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let (_, r) = emu.only_run();
+    assert_eq!(r["verdict"], "accept", "{r}");
+    assert_cleaned(&r);
+    emu.assert_nothing_left();
+}
+
+#[test]
+fn a_container_auto_request_the_emulator_cannot_place_is_refused_in_the_api_shape() {
+    let emu = Emu::start("northstar", &[]);
+    let body = json!({
+        "model": "m",
+        "input": "hi",
+        "tools": [{"type": "shell", "environment": {"type": "container_auto", "file_ids": ["file-nope"]}}],
+    });
+    let (s, _, b) = raw(&emu, reqwest::Method::POST, "/responses", Some(body), true);
+    assert_error(s, &b, 400, Some("file_ids"));
+    let body = json!({
+        "model": "m",
+        "input": "hi",
+        "tools": [{"type": "shell", "environment": {"type": "container_auto", "memory_limit": "3g"}}],
+    });
+    let (s, _, b) = raw(&emu, reqwest::Method::POST, "/responses", Some(body), true);
+    assert_error(s, &b, 400, Some("tools[0].environment.memory_limit"));
+    emu.assert_nothing_left();
+}
+
+#[test]
 fn rate_limits_and_server_errors_on_every_first_attempt_are_retried() {
     if !bwrap_available() {
         return;

@@ -40,39 +40,7 @@ pub(super) async fn create_container(State(emu): State<Emulator>, body: Bytes) -
         }
         None => return Err(ApiErr::missing("name")),
     };
-    let file_ids: Vec<String> = match body.get("file_ids") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|v| v.as_str().map(str::to_string))
-            .collect::<Option<_>>()
-            .ok_or_else(|| {
-                ApiErr::invalid(
-                    "file_ids",
-                    "Invalid type for 'file_ids': expected an array of strings.",
-                )
-            })?,
-        Some(_) => {
-            return Err(ApiErr::invalid(
-                "file_ids",
-                "Invalid type for 'file_ids': expected an array of strings.",
-            ))
-        }
-    };
-    let memory_limit = match body.get("memory_limit") {
-        None | Some(Value::Null) => "1g".to_string(),
-        Some(Value::String(s)) if ["1g", "4g", "16g", "64g"].contains(&s.as_str()) => s.clone(),
-        Some(v) => {
-            return Err(ApiErr::invalid(
-                "memory_limit",
-                format!("Invalid 'memory_limit': {v}. Expected one of '1g', '4g', '16g', '64g'."),
-            ))
-        }
-    };
-    let network_policy = match body.get("network_policy") {
-        None | Some(Value::Null) => NetworkPolicy::disabled(),
-        Some(v) => network_policy(v)?,
-    };
+    let settings = ContainerSettings::parse(&body, "")?;
     let expires_after = match body.get("expires_after") {
         None | Some(Value::Null) => ExpiresAfter {
             anchor: "last_active_at".into(),
@@ -95,6 +63,80 @@ pub(super) async fn create_container(State(emu): State<Emulator>, body: Bytes) -
             }
         }
     };
+    let object = make_container(&emu, name, settings, expires_after)?;
+    Ok(Json(object).into_response())
+}
+
+/// What a container is created with (`POST /containers`, or a shell tool's `container_auto`
+/// environment): the uploads copied in, the memory limit and the network policy.
+pub(super) struct ContainerSettings {
+    file_ids: Vec<String>,
+    memory_limit: String,
+    network_policy: NetworkPolicy,
+}
+
+impl ContainerSettings {
+    /// From a request object; `at` prefixes the parameter names errors name
+    /// (`tools[0].environment.`).
+    pub(super) fn parse(
+        body: &serde_json::Map<String, Value>,
+        at: &str,
+    ) -> Result<ContainerSettings, ApiErr> {
+        let file_ids: Vec<String> = match body.get("file_ids") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|v| v.as_str().map(str::to_string))
+                .collect::<Option<_>>()
+                .ok_or_else(|| {
+                    ApiErr::invalid(
+                        &format!("{at}file_ids"),
+                        "Invalid type for 'file_ids': expected an array of strings.",
+                    )
+                })?,
+            Some(_) => {
+                return Err(ApiErr::invalid(
+                    &format!("{at}file_ids"),
+                    "Invalid type for 'file_ids': expected an array of strings.",
+                ))
+            }
+        };
+        let memory_limit = match body.get("memory_limit") {
+            None | Some(Value::Null) => "1g".to_string(),
+            Some(Value::String(s)) if ["1g", "4g", "16g", "64g"].contains(&s.as_str()) => s.clone(),
+            Some(v) => {
+                return Err(ApiErr::invalid(
+                    &format!("{at}memory_limit"),
+                    format!(
+                        "Invalid 'memory_limit': {v}. Expected one of '1g', '4g', '16g', '64g'."
+                    ),
+                ))
+            }
+        };
+        let network_policy = match body.get("network_policy") {
+            None | Some(Value::Null) => NetworkPolicy::disabled(),
+            Some(v) => network_policy(v)?,
+        };
+        Ok(ContainerSettings {
+            file_ids,
+            memory_limit,
+            network_policy,
+        })
+    }
+}
+
+/// A running container: the uploads copied in under a hex prefix, as the hosted containers do.
+pub(super) fn make_container(
+    emu: &Emulator,
+    name: String,
+    settings: ContainerSettings,
+    expires_after: ExpiresAfter,
+) -> Result<Container, ApiErr> {
+    let ContainerSettings {
+        file_ids,
+        memory_limit,
+        network_policy,
+    } = settings;
     let id = format!("cntr_{}", random_hex(48));
     let dir = emu.shared.root.join(&id);
     let created_at = now();
@@ -146,7 +188,7 @@ pub(super) async fn create_container(State(emu): State<Emulator>, body: Bytes) -
         dir,
         files: entries,
     });
-    Ok(Json(object).into_response())
+    Ok(object)
 }
 
 pub(super) fn network_policy(v: &Value) -> Result<NetworkPolicy, ApiErr> {

@@ -89,6 +89,8 @@ struct Store {
     responses: HashMap<String, StoredResponse>,
     /// shell call id → the turn that made it, to tell which turn a replayed history asks for.
     call_turns: HashMap<String, usize>,
+    /// shell call id → the container it ran in (a `container_auto` conversation's container).
+    call_containers: HashMap<String, String>,
 }
 
 struct StoredFile {

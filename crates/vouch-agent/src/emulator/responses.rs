@@ -2,7 +2,7 @@
 //! replayed history whose shell outputs pair with calls), works out which playbook turn is asked
 //! for, lets the agent play it in the container, and answers a Response object with usage.
 
-use super::containers::{parse_json_object, with_container};
+use super::containers::{make_container, parse_json_object, with_container, ContainerSettings};
 use super::{agent, CutShort, StoredResponse};
 use super::{now, random_hex, Answer, ApiErr, Emulator};
 use crate::run::wire::Deleted;
@@ -67,8 +67,9 @@ pub(super) async fn create_response(
             "'previous_response_id' cannot be used together with 'conversation'.",
         ));
     }
-    // The shell tool and its container.
+    // The shell tool and its container (`container_auto`: made for this conversation, below).
     let mut container_id = None;
+    let mut auto: Option<ContainerSettings> = None;
     for (i, tool) in tools.iter().enumerate() {
         match tool.get("type").and_then(Value::as_str) {
             Some("shell") => {
@@ -84,7 +85,15 @@ pub(super) async fn create_response(
                         }
                         container_id = Some(cid.to_string());
                     }
-                    Some(other) => return Err(ApiErr::invalid(&format!("tools[{i}].environment.type"), format!("The emulator supports only 'container_reference' shell environments, not '{other}'."))),
+                    Some("container_auto") => {
+                        let at = format!("tools[{i}].environment.");
+                        let settings = env
+                            .and_then(Value::as_object)
+                            .map(|e| ContainerSettings::parse(e, &at))
+                            .transpose()?;
+                        auto = settings;
+                    }
+                    Some(other) => return Err(ApiErr::invalid(&format!("tools[{i}].environment.type"), format!("The emulator supports only 'container_reference' and 'container_auto' shell environments, not '{other}'."))),
                     None => return Err(ApiErr::missing(&format!("tools[{i}].environment"))),
                 }
             }
@@ -157,6 +166,34 @@ pub(super) async fn create_response(
             .max(previous.as_ref().map(|(t, _)| t + 1))
             .unwrap_or(0)
     };
+    // `container_auto`: the conversation's container — the one its earlier shell calls ran in (a
+    // chained or replayed history), else a new one holding the listed uploads.
+    if let Some(settings) = auto {
+        let earlier = {
+            let store = emu.store();
+            calls
+                .iter()
+                .rev()
+                .filter_map(|c| store.call_containers.get(c))
+                .find(|cid| store.containers.iter().any(|k| &k.object.id == *cid))
+                .cloned()
+        };
+        container_id = Some(match earlier {
+            Some(cid) => cid,
+            None => {
+                make_container(
+                    &emu,
+                    format!("container_auto_{}", random_hex(8)),
+                    settings,
+                    crate::run::wire::ExpiresAfter {
+                        anchor: "last_active_at".into(),
+                        minutes: 20,
+                    },
+                )?
+                .id
+            }
+        });
+    }
     // The agent acts only when it has a shell and may use it.
     let output = match (&container_id, tool_choice.as_ref().and_then(Value::as_str)) {
         (Some(cid), choice) if choice != Some("none") => {
@@ -238,6 +275,9 @@ pub(super) async fn create_response(
         let mut store = emu.store();
         for c in &output.call_ids {
             store.call_turns.insert(c.clone(), turn);
+            if let Some(cid) = &container_id {
+                store.call_containers.insert(c.clone(), cid.clone());
+            }
         }
         store.responses.insert(
             id,

@@ -42,6 +42,27 @@ pub struct Plan {
     pub out: PathBuf,
     pub keep: bool,
     pub memory_limit: String,
+    pub environment: Environment,
+}
+
+/// How the agent's shell gets its sandbox (the tutorial's ways).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Environment {
+    /// vouch creates the container (`POST /containers` with the upload) and the shell tool names
+    /// it (`container_reference`): the tutorial's own flow.
+    Reference,
+    /// The shell tool asks the API to make the container (`container_auto` with the upload's
+    /// id); vouch learns it from the first shell call, refers to it from then on, and deletes it.
+    Auto,
+}
+
+impl Environment {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Environment::Reference => "reference",
+            Environment::Auto => "auto",
+        }
+    }
 }
 
 /// How one trial ended.
@@ -127,6 +148,9 @@ struct Progressed {
     error: Option<String>,
     artifacts: Vec<ArtifactRecord>,
     downloaded: bool,
+    /// A `container_auto` request was sent, so the API may have made a container vouch has not
+    /// learned the id of.
+    auto_requested: bool,
 }
 
 async fn trial(
@@ -166,7 +190,15 @@ async fn trial(
         }
     }
     line.stage(Stage::CleaningUp);
-    let cleanup = clean_up(api, &done.ids, plan.keep).await;
+    let mut cleanup = clean_up(api, &done.ids, plan.keep).await;
+    if done.auto_requested && done.ids.container_id.is_none() && !plan.keep {
+        // No shell call named the container the API made (if it made one): it cannot be deleted.
+        cleanup.container_deleted = false;
+        cleanup.errors.push(
+            "the container the API made for `container_auto` was never named by a shell call, so              vouch cannot delete it; it expires after 20 minutes without activity"
+                .into(),
+        );
+    }
     // Verification needs only local files; it runs after the clean-up so that nothing delays it.
     let mut report = None;
     let mut verdict = None;
@@ -199,6 +231,7 @@ async fn trial(
         error: done.error,
         verdict,
         api_base_url: api.base_url().to_string(),
+        environment: plan.environment.as_str().to_string(),
         artifacts: done.artifacts,
     };
     if prepared.is_ok() {
@@ -283,21 +316,25 @@ async fn work(
         .map_err(fail)?;
     done.ids.file_id = Some(file.id.clone());
 
-    line.stage(Stage::CreatingContainer);
-    let container = api
-        .create_container(&ContainerCreate {
-            name: format!("vouch-{}", random_hex(8)),
-            file_ids: Some(vec![file.id.clone()]),
-            memory_limit: Some(plan.memory_limit.clone()),
-            network_policy: Some(json!(NetworkPolicy::disabled())),
-            expires_after: None,
-            skills: None,
-        })
-        .await
-        .map_err(fail)?;
-    done.ids.container_id = Some(container.id.clone());
-
-    let shell = json!({"type": "shell", "environment": {"type": "container_reference", "container_id": container.id}});
+    let mut container_id = match plan.environment {
+        Environment::Reference => {
+            line.stage(Stage::CreatingContainer);
+            let container = api
+                .create_container(&ContainerCreate {
+                    name: format!("vouch-{}", random_hex(8)),
+                    file_ids: Some(vec![file.id.clone()]),
+                    memory_limit: Some(plan.memory_limit.clone()),
+                    network_policy: Some(json!(NetworkPolicy::disabled())),
+                    expires_after: None,
+                    skills: None,
+                })
+                .await
+                .map_err(fail)?;
+            done.ids.container_id = Some(container.id.clone());
+            Some(container.id)
+        }
+        Environment::Auto => None,
+    };
     let mut history: Vec<Value> =
         vec![json!({"role": "user", "content": user_message(&plan.source_name)})];
     let mut status = RunStatus::Incomplete;
@@ -306,6 +343,21 @@ async fn work(
             turn,
             max: plan.max_turns,
         });
+        // The container once it is known; until then the API is asked to make one.
+        let shell = match &container_id {
+            Some(cid) => {
+                json!({"type": "shell", "environment": {"type": "container_reference", "container_id": cid}})
+            }
+            None => {
+                done.auto_requested = true;
+                json!({"type": "shell", "environment": {
+                    "type": "container_auto",
+                    "file_ids": [file.id],
+                    "memory_limit": plan.memory_limit,
+                    "network_policy": NetworkPolicy::disabled(),
+                }})
+            }
+        };
         // As the Agents SDK sends it: the full history each turn, `tool_choice` on the first only.
         let mut body = json!({
             "model": plan.model,
@@ -321,6 +373,10 @@ async fn work(
         done.turns = turn;
         done.usage += response.usage();
         done.ids.response_ids.push(response.id.clone());
+        if container_id.is_none() {
+            container_id = response.shell_container();
+            done.ids.container_id.clone_from(&container_id);
+        }
         match response.status.as_deref() {
             Some("completed") | None => {}
             Some("incomplete") => {
@@ -370,8 +426,11 @@ async fn work(
     done.status = Some(status);
 
     line.stage(Stage::Downloading);
+    let Some(container_id) = container_id else {
+        return Err("no shell call named the container the API made (`container_auto`), so there is nothing to download".into());
+    };
     let files = api
-        .list_container_files(&container.id)
+        .list_container_files(&container_id)
         .await
         .map_err(fail)?;
     let bundle_dir = dir.join("bundle");
@@ -389,7 +448,7 @@ async fn work(
             skipped: None,
         };
         match api
-            .download_container_file(&container.id, &file.id, limit)
+            .download_container_file(&container_id, &file.id, limit)
             .await
         {
             Ok(bytes) => {

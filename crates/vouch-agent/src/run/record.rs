@@ -90,7 +90,16 @@ pub struct RunRecord {
     pub error: Option<String>,
     pub verdict: Option<String>,
     pub api_base_url: String,
+    /// How the agent's sandbox was made: `reference` (vouch created the container; the
+    /// tutorial's flow) or `auto` (`container_auto`). Absent in run.json files written before it
+    /// was recorded, which were all `reference`.
+    #[serde(default = "reference")]
+    pub environment: String,
     pub artifacts: Vec<ArtifactRecord>,
+}
+
+fn reference() -> String {
+    "reference".into()
 }
 
 /// `run_<utc timestamp>_<8 hex>`, e.g. `run_20250101T120000Z_1a2b3c4d`.

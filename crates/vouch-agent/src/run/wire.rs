@@ -196,6 +196,20 @@ impl Response {
         self.kinds().any(|k| k == OutputKind::Message)
     }
 
+    /// The container the response's shell calls ran in (`environment.container_id`), if any.
+    pub fn shell_container(&self) -> Option<String> {
+        self.output
+            .iter()
+            .filter(|i| OutputKind::of(i) == OutputKind::ShellCall)
+            .find_map(|i| {
+                i.get("environment")?
+                    .get("container_id")?
+                    .as_str()
+                    .filter(|c| !c.is_empty())
+                    .map(str::to_string)
+            })
+    }
+
     pub fn has_shell_activity(&self) -> bool {
         self.kinds()
             .any(|k| matches!(k, OutputKind::ShellCall | OutputKind::ShellCallOutput))
