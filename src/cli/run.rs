@@ -21,6 +21,9 @@ enum EnvironmentArg {
     Reference,
     /// The shell tool's `container_auto`: the API makes the container.
     Auto,
+    /// The shell tool's `local` environment: vouch runs the model's shell calls under
+    /// bubblewrap in a private /mnt/data.
+    Local,
 }
 
 /// The model the Agents SDK uses when none is configured.
@@ -66,9 +69,11 @@ pub struct RunArgs {
     #[arg(long, default_value = "4g", value_parser = ["1g", "4g", "16g", "64g"])]
     memory_limit: String,
     /// How the agent's shell gets its sandbox: `reference` (vouch creates the container and
-    /// the shell tool names it, as the tutorial does) or `auto` (the shell tool's
+    /// the shell tool names it, as the tutorial does), `auto` (the shell tool's
     /// `container_auto`: the API makes the container; vouch learns it from the first shell call
-    /// and deletes it). Recorded in run.json.
+    /// and deletes it) or `local` (the model's shell calls come back to vouch, which runs them
+    /// under bubblewrap in a private /mnt/data holding only the source: no network, limits, a
+    /// cleared environment). Recorded in run.json.
     #[arg(long, value_enum, default_value_t = EnvironmentArg::Reference)]
     environment: EnvironmentArg,
     /// A spec file to use instead of the embedded financial-analyst contract.
@@ -216,6 +221,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
         environment: match args.environment {
             EnvironmentArg::Reference => vouch::run::Environment::Reference,
             EnvironmentArg::Auto => vouch::run::Environment::Auto,
+            EnvironmentArg::Local => vouch::run::Environment::Local,
         },
     });
     let color = crate::cli::output::color_for(std::io::stdout().is_terminal());

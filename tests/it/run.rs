@@ -415,6 +415,153 @@ fn a_container_auto_request_the_emulator_cannot_place_is_refused_in_the_api_shap
 }
 
 #[test]
+fn local_runs_execute_the_models_shell_calls_in_the_jail_and_collect_the_six_files() {
+    if !bwrap_available() {
+        return;
+    }
+    let emu = Emu::start("two-turns", &["429@responses", "drop"]);
+    let out = emu.vouch_run(&[
+        "--environment",
+        "local",
+        "--trials",
+        "3",
+        "--concurrency",
+        "2",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let runs = emu.runs();
+    assert_eq!(runs.len(), 3);
+    let client = emu.client();
+    for (dir, r) in &runs {
+        assert_eq!(r["environment"], "local", "{r}");
+        assert_eq!(r["verdict"], "accept", "{r}");
+        // Nothing is uploaded and no container exists: the API saw only the model calls.
+        assert_eq!(r["ids"]["file_id"], Value::Null);
+        assert_eq!(r["ids"]["container_id"], Value::Null);
+        assert_cleaned(r);
+        assert_eq!(
+            sha256_file(&dir.join("bundle/calculated_metrics.csv")),
+            sha256_file(&root().join("fixtures/northstar/bundle/calculated_metrics.csv"))
+        );
+        let ids = r["ids"]["response_ids"].as_array().unwrap();
+        let first = emu
+            .rt
+            .block_on(client.get_json(&format!("/responses/{}", ids[0].as_str().unwrap())))
+            .unwrap();
+        assert_eq!(
+            first["tools"][0]["environment"],
+            json!({"type": "local"}),
+            "{first}"
+        );
+        // The emulator ran nothing itself: its first answer holds calls without outputs.
+        let kinds: Vec<&str> = first["output"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["type"].as_str().unwrap())
+            .collect();
+        assert!(kinds.iter().all(|k| *k == "shell_call"), "{kinds:?}");
+    }
+    emu.assert_nothing_left();
+    // The private /mnt/data directories are gone.
+    let left: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("vouch-local-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_local_shell_call_sees_only_the_source_no_network_and_a_cleared_environment() {
+    if !bwrap_available() || vouch::reexecute::jail::Jail::locate().is_err() {
+        return;
+    }
+    // The agent records what its sandbox shows it in the files vouch collects.
+    let playbook = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        playbook.path(),
+        r#"
+[[turn]]
+message = "done"
+[[turn.call]]
+commands = [
+  "ls -A /mnt/data > /mnt/data/calculated_metrics.csv",
+  "env | sort > /mnt/data/unusual_movements.csv",
+  "(cat /etc/passwd; ls /root; ls /home) > /mnt/data/investment_analysis.md 2>&1; true",
+  "python3 -c 'import socket; socket.create_connection((\"1.1.1.1\", 80), timeout=3)' > /mnt/data/analysis_run.json 2>&1; echo exit=$? >> /mnt/data/analysis_run.json",
+]
+"#,
+    )
+    .unwrap();
+    let emu = Emu::start(playbook.path().to_str().unwrap(), &[]);
+    emu.vouch_run(&["--environment", "local"]);
+    let (dir, r) = emu.only_run();
+    assert_eq!(r["environment"], "local", "{r}");
+    let read = |name: &str| std::fs::read_to_string(dir.join("bundle").join(name)).unwrap();
+    assert_eq!(
+        read("calculated_metrics.csv"),
+        "calculated_metrics.csv\nnorthstar_cloud_financial_statements.csv\n",
+        "/mnt/data holds only the source (and what the call is writing)"
+    );
+    let env = read("unusual_movements.csv");
+    for var in env.lines().map(|l| l.split('=').next().unwrap()) {
+        assert!(
+            [
+                "HOME",
+                "LANG",
+                "LC_ALL",
+                "PATH",
+                "PWD",
+                "PYTHONDONTWRITEBYTECODE",
+                "PYTHONHASHSEED",
+                "PYTHONIOENCODING",
+                "SHLVL",
+                "TZ",
+                "_",
+                "OLDPWD"
+            ]
+            .contains(&var),
+            "a variable from outside the sandbox: {var}\n{env}"
+        );
+    }
+    assert!(!env.contains("OPENAI_API_KEY"));
+    let seen = read("investment_analysis.md");
+    assert!(
+        !seen.contains("root:x:0:0"),
+        "/etc/passwd is visible: {seen}"
+    );
+    let net = read("analysis_run.json");
+    assert!(!net.contains("exit=0"), "the network is reachable: {net}");
+    emu.assert_nothing_left();
+}
+
+#[test]
+fn the_emulator_refuses_a_local_turn_that_leaves_a_shell_call_unanswered() {
+    let emu = Emu::start("northstar", &[]);
+    let body = json!({"model": "m", "input": "go", "tools": [{"type": "shell", "environment": {"type": "local"}}]});
+    let (s, _, first) = raw(&emu, reqwest::Method::POST, "/responses", Some(body), true);
+    assert_eq!(s, 200, "{first}");
+    let call = first["output"][0].clone();
+    assert_eq!(call["type"], "shell_call");
+    assert_eq!(call["environment"], json!({"type": "local"}));
+    let body = json!({
+        "model": "m",
+        "input": [{"role": "user", "content": "go"}, call],
+        "tools": [{"type": "shell", "environment": {"type": "local"}}],
+    });
+    let (s, _, b) = raw(&emu, reqwest::Method::POST, "/responses", Some(body), true);
+    assert_error(s, &b, 400, Some("input"));
+    assert!(
+        b["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("No tool output found"),
+        "{b}"
+    );
+}
+
+#[test]
 fn rate_limits_and_server_errors_on_every_first_attempt_are_retried() {
     if !bwrap_available() {
         return;

@@ -91,7 +91,28 @@ pub enum PlaybookError {
     Parse(String, String),
 }
 
+fn fallback() -> Turn {
+    Turn {
+        calls: Vec::new(),
+        message: Some("The analysis is complete; nothing more to do.".into()),
+    }
+}
+
 impl Playbook {
+    /// Turn `index`; past the last, the last again (`repeat_last`) or `fallback`.
+    fn turn<'a>(&'a self, index: usize, fallback: &'a Turn) -> &'a Turn {
+        match self.turns.get(index) {
+            Some(t) => t,
+            None if self.repeat_last => self.turns.last().unwrap_or(fallback),
+            None => fallback,
+        }
+    }
+
+    /// Whether turn `index` ends with a message.
+    pub fn has_message(&self, index: usize) -> bool {
+        self.turn(index, &fallback()).message.is_some()
+    }
+
     /// An embedded playbook by name, else a TOML file.
     pub fn load(name_or_file: &str) -> Result<Playbook, PlaybookError> {
         if let Some((_, text)) = PLAYBOOKS.iter().find(|(n, _)| *n == name_or_file) {
@@ -128,15 +149,8 @@ pub async fn play(
     container_id: &str,
     cut_short: bool,
 ) -> Result<TurnOutput, SandboxError> {
-    let fallback = Turn {
-        calls: Vec::new(),
-        message: Some("The analysis is complete; nothing more to do.".into()),
-    };
-    let turn = match playbook.turns.get(index) {
-        Some(t) => t,
-        None if playbook.repeat_last => playbook.turns.last().unwrap_or(&fallback),
-        None => &fallback,
-    };
+    let fallback = fallback();
+    let turn = playbook.turn(index, &fallback);
     let mut items = Vec::new();
     let mut call_ids = Vec::new();
     let calls = if cut_short {
@@ -184,6 +198,65 @@ pub async fn play(
         }));
     }
     Ok(TurnOutput { items, call_ids })
+}
+
+/// The local environment (`{"type":"local"}`): the client runs the commands. Turn `index`'s
+/// shell calls, unexecuted (the client answers each with a `shell_call_output` in its next
+/// request); a turn without calls gives its message. `cut_short` gives the first call only.
+pub fn local_calls(playbook: &Playbook, index: usize, cut_short: bool) -> TurnOutput {
+    let fallback = fallback();
+    let turn = playbook.turn(index, &fallback);
+    if turn.calls.is_empty() {
+        return local_message(playbook, index);
+    }
+    let calls = if cut_short {
+        &turn.calls[..1]
+    } else {
+        &turn.calls[..]
+    };
+    let mut out = TurnOutput {
+        items: Vec::new(),
+        call_ids: Vec::new(),
+    };
+    for call in calls {
+        let call_id = format!("call_{}", super::random_alnum(24));
+        let commands: Vec<String> = call.commands.iter().map(|c| expand(c)).collect();
+        out.items.push(json!({
+            "type": "shell_call",
+            "id": format!("sh_{}", super::random_hex(40)),
+            "call_id": call_id,
+            "status": "completed",
+            "action": {
+                "commands": commands,
+                "timeout_ms": call.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
+                "max_output_length": MAX_OUTPUT_LENGTH,
+            },
+            "environment": {"type": "local"},
+        }));
+        out.call_ids.push(call_id);
+    }
+    out
+}
+
+/// The message that ends turn `index` (in the local environment it comes once the client has
+/// sent the outputs of the turn's calls).
+pub fn local_message(playbook: &Playbook, index: usize) -> TurnOutput {
+    let fallback = fallback();
+    let text = playbook
+        .turn(index, &fallback)
+        .message
+        .clone()
+        .unwrap_or_else(|| "The analysis is complete; nothing more to do.".into());
+    TurnOutput {
+        items: vec![json!({
+            "type": "message",
+            "id": format!("msg_{}", super::random_hex(40)),
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        })],
+        call_ids: Vec::new(),
+    }
 }
 
 fn expand(command: &str) -> String {

@@ -70,6 +70,8 @@ pub(super) async fn create_response(
     // The shell tool and its container (`container_auto`: made for this conversation, below).
     let mut container_id = None;
     let mut auto: Option<ContainerSettings> = None;
+    // `local`: the client runs the commands and sends their outputs back.
+    let mut local = false;
     for (i, tool) in tools.iter().enumerate() {
         match tool.get("type").and_then(Value::as_str) {
             Some("shell") => {
@@ -93,7 +95,8 @@ pub(super) async fn create_response(
                             .transpose()?;
                         auto = settings;
                     }
-                    Some(other) => return Err(ApiErr::invalid(&format!("tools[{i}].environment.type"), format!("The emulator supports only 'container_reference' and 'container_auto' shell environments, not '{other}'."))),
+                    Some("local") => local = true,
+                    Some(other) => return Err(ApiErr::invalid(&format!("tools[{i}].environment.type"), format!("The emulator supports only 'container_reference', 'container_auto' and 'local' shell environments, not '{other}'."))),
                     None => return Err(ApiErr::missing(&format!("tools[{i}].environment"))),
                 }
             }
@@ -194,8 +197,22 @@ pub(super) async fn create_response(
             }
         });
     }
+    let shell_allowed = tool_choice.as_ref().and_then(Value::as_str) != Some("none");
+    let (turn, local_output) = if local && shell_allowed {
+        let (turn, output) = local_turn(
+            &emu,
+            &calls,
+            &items,
+            previous.as_ref().map(|p| p.0),
+            cut.is_some(),
+        )?;
+        (turn, Some(output))
+    } else {
+        (turn, None)
+    };
     // The agent acts only when it has a shell and may use it.
     let output = match (&container_id, tool_choice.as_ref().and_then(Value::as_str)) {
+        _ if local_output.is_some() => local_output.expect("checked"),
         (Some(cid), choice) if choice != Some("none") => {
             let dir = with_container(&emu, cid, |c| {
                 c.object.last_active_at = Some(now());
@@ -288,6 +305,48 @@ pub(super) async fn create_response(
         );
     }
     Ok(Json(response).into_response())
+}
+
+/// The local environment's next answer and its turn: the message ending the latest turn whose
+/// calls the history holds (once every one of them has its output), else the next turn's calls.
+fn local_turn(
+    emu: &Emulator,
+    calls: &[String],
+    items: &[Value],
+    previous_turn: Option<usize>,
+    cut_short: bool,
+) -> Result<(usize, agent::TurnOutput), ApiErr> {
+    let answered: Vec<&str> = items
+        .iter()
+        .filter(|i| i.get("type").and_then(Value::as_str) == Some("shell_call_output"))
+        .filter_map(|i| i.get("call_id").and_then(Value::as_str))
+        .collect();
+    let store = emu.store();
+    let latest = calls
+        .iter()
+        .filter_map(|c| store.call_turns.get(c).copied())
+        .max();
+    if let Some(t) = latest {
+        let unanswered = calls
+            .iter()
+            .filter(|c| store.call_turns.get(*c) == Some(&t))
+            .find(|c| !answered.contains(&c.as_str()));
+        if let Some(c) = unanswered {
+            return Err(ApiErr::invalid(
+                "input",
+                format!("No tool output found for shell call {c}."),
+            ));
+        }
+    }
+    let playbook = &emu.shared.config.playbook;
+    Ok(match latest {
+        Some(t) if playbook.has_message(t) => (t, agent::local_message(playbook, t)),
+        Some(t) => (t + 1, agent::local_calls(playbook, t + 1, cut_short)),
+        None => {
+            let t = previous_turn.map_or(0, |p| p + 1);
+            (t, agent::local_calls(playbook, t, cut_short))
+        }
+    })
 }
 
 pub(super) async fn get_response(

@@ -119,6 +119,27 @@ impl Jail {
     /// Run `python3 /mnt/data/<script>` with `data_dir` as `/mnt/data` (also the working
     /// directory). `data_dir` must already hold the script and the source copy.
     pub fn run(&self, data_dir: &Path, script: &str, limits: &Limits) -> Result<Ran, JailError> {
+        let argv = [
+            self.python.clone(),
+            "-B".to_string(),
+            format!("/mnt/data/{script}"),
+        ];
+        self.run_argv(data_dir, &argv, limits)
+    }
+
+    /// Run one shell command line (`/bin/sh -c COMMAND`) in the same confinement, with
+    /// `data_dir` as `/mnt/data`: what a local-environment agent's shell call asks for.
+    pub fn shell(&self, data_dir: &Path, command: &str, limits: &Limits) -> Result<Ran, JailError> {
+        let argv = ["/bin/sh".to_string(), "-c".to_string(), command.to_string()];
+        self.run_argv(data_dir, &argv, limits)
+    }
+
+    fn run_argv(
+        &self,
+        data_dir: &Path,
+        argv: &[String],
+        limits: &Limits,
+    ) -> Result<Ran, JailError> {
         let as_nobody = unsafe { libc::geteuid() } == 0;
         if as_nobody {
             hand_to_nobody(data_dir).map_err(|e| JailError::Spawn(e.to_string()))?;
@@ -158,8 +179,7 @@ impl Jail {
             .args(["--tmpfs", "/tmp"]);
         cmd.arg("--bind").arg(data_dir).arg("/mnt/data");
         cmd.args(["--chdir", "/mnt/data", "--remount-ro", "/"]);
-        cmd.args(["--", &self.python, "-B"])
-            .arg(format!("/mnt/data/{script}"));
+        cmd.arg("--").args(argv);
         cmd.env_clear();
         for (k, v) in [
             ("PATH", "/usr/local/bin:/usr/bin:/bin"),

@@ -8,8 +8,10 @@
 //! reported and recorded in `run.json`. Trials run concurrently, at most `concurrency` at once.
 
 pub mod client;
+mod local;
 pub mod progress;
 pub mod record;
+mod stage_dir;
 pub mod wire;
 
 use client::{ApiError, Client};
@@ -54,6 +56,10 @@ pub enum Environment {
     /// The shell tool asks the API to make the container (`container_auto` with the upload's
     /// id); vouch learns it from the first shell call, refers to it from then on, and deletes it.
     Auto,
+    /// The shell tool's `local` environment: the model's shell calls come back to vouch, which
+    /// runs them under bubblewrap (the `--reexecute` jail) in a private `/mnt/data` holding only
+    /// the source, answers with their outputs, and collects the six files from there.
+    Local,
 }
 
 impl Environment {
@@ -61,6 +67,7 @@ impl Environment {
         match self {
             Environment::Reference => "reference",
             Environment::Auto => "auto",
+            Environment::Local => "local",
         }
     }
 }
@@ -140,7 +147,7 @@ pub async fn run_trials(
 
 /// What the work of a trial accumulates, kept when the work is cut short.
 #[derive(Default)]
-struct Progressed {
+pub(crate) struct Progressed {
     ids: Ids,
     turns: u32,
     usage: Usage,
@@ -292,7 +299,7 @@ fn verify_bundle(plan: &Plan, bundle_dir: &Path) -> Report {
 }
 
 /// The user message of the first turn.
-fn user_message(source_name: &str) -> String {
+pub(crate) fn user_message(source_name: &str) -> String {
     format!(
         "The company's annual financial statements were uploaded to /mnt/data (the file name ends \
          with `{source_name}`, possibly after an upload prefix). Follow your instructions and leave \
@@ -308,6 +315,9 @@ async fn work(
     line: &TrialLine,
     done: &mut Progressed,
 ) -> Result<(), String> {
+    if plan.environment == Environment::Local {
+        return local::work(plan, api, dir, line, done).await;
+    }
     let fail = |e: ApiError| e.to_string();
     line.stage(Stage::Uploading);
     let file = api
@@ -316,7 +326,7 @@ async fn work(
         .map_err(fail)?;
     done.ids.file_id = Some(file.id.clone());
 
-    let mut container_id = match plan.environment {
+    let container_id = match plan.environment {
         Environment::Reference => {
             line.stage(Stage::CreatingContainer);
             let container = api
@@ -333,8 +343,119 @@ async fn work(
             done.ids.container_id = Some(container.id.clone());
             Some(container.id)
         }
-        Environment::Auto => None,
+        Environment::Auto | Environment::Local => None,
     };
+    let mut shell = Hosted {
+        container_id,
+        file_id: file.id.clone(),
+    };
+    converse(plan, api, line, done, &mut shell).await?;
+    let container_id = shell.container_id;
+
+    line.stage(Stage::Downloading);
+    let Some(container_id) = container_id else {
+        return Err("no shell call named the container the API made (`container_auto`), so there is nothing to download".into());
+    };
+    let files = api
+        .list_container_files(&container_id)
+        .await
+        .map_err(fail)?;
+    let bundle_dir = dir.join("bundle");
+    for name in plan.spec.artifacts.all() {
+        let Some(file) = pick_artifact(&files, name) else {
+            continue;
+        };
+        let limit = plan.spec.limits.max_artifact_bytes;
+        let mut rec = ArtifactRecord {
+            name: name.to_string(),
+            container_file_id: file.id.clone(),
+            path: file.path.clone(),
+            bytes: file.bytes,
+            sha256: None,
+            skipped: None,
+        };
+        match api
+            .download_container_file(&container_id, &file.id, limit)
+            .await
+        {
+            Ok(bytes) => {
+                rec.bytes = bytes.len() as u64;
+                rec.sha256 = Some(sha256_hex(&bytes));
+                std::fs::write(bundle_dir.join(name), &bytes).map_err(|e| {
+                    format!("cannot write `{}`: {e}", bundle_dir.join(name).display())
+                })?;
+            }
+            Err(ApiError::TooLarge { limit, .. }) => {
+                rec.skipped = Some(format!("over the {limit}-byte limit; not downloaded"));
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+        done.artifacts.push(rec);
+    }
+    done.downloaded = true;
+    Ok(())
+}
+
+/// The agent's side of the shell: what the tool says each turn, and what vouch does with a
+/// response's shell calls (nothing for a hosted container; run them, for the local environment).
+trait ShellSide {
+    fn tool(&mut self, plan: &Plan, done: &mut Progressed) -> Value;
+    /// Input items to send back with the next turn (the outputs of calls vouch ran).
+    async fn after(
+        &mut self,
+        response: &wire::Response,
+        done: &mut Progressed,
+    ) -> Result<Vec<Value>, String>;
+}
+
+/// A hosted container: named once known (`container_reference`); until then the API is asked to
+/// make one holding the upload (`container_auto`), and the first shell call names it.
+struct Hosted {
+    container_id: Option<String>,
+    file_id: String,
+}
+
+impl ShellSide for Hosted {
+    fn tool(&mut self, plan: &Plan, done: &mut Progressed) -> Value {
+        match &self.container_id {
+            Some(cid) => {
+                json!({"type": "shell", "environment": {"type": "container_reference", "container_id": cid}})
+            }
+            None => {
+                done.auto_requested = true;
+                json!({"type": "shell", "environment": {
+                    "type": "container_auto",
+                    "file_ids": [self.file_id],
+                    "memory_limit": plan.memory_limit,
+                    "network_policy": NetworkPolicy::disabled(),
+                }})
+            }
+        }
+    }
+
+    async fn after(
+        &mut self,
+        response: &wire::Response,
+        done: &mut Progressed,
+    ) -> Result<Vec<Value>, String> {
+        if self.container_id.is_none() {
+            self.container_id = response.shell_container();
+            done.ids.container_id.clone_from(&self.container_id);
+        }
+        Ok(Vec::new())
+    }
+}
+
+/// The responses loop: another turn only while an answer has shell activity but no assistant
+/// message, up to `max_turns`. Records turns, usage, ids and the status in `done`.
+async fn converse(
+    plan: &Plan,
+    api: &Client,
+    line: &TrialLine,
+    done: &mut Progressed,
+    shell: &mut impl ShellSide,
+) -> Result<(), String> {
+    let fail = |e: ApiError| e.to_string();
     let mut history: Vec<Value> =
         vec![json!({"role": "user", "content": user_message(&plan.source_name)})];
     let mut status = RunStatus::Incomplete;
@@ -343,28 +464,14 @@ async fn work(
             turn,
             max: plan.max_turns,
         });
-        // The container once it is known; until then the API is asked to make one.
-        let shell = match &container_id {
-            Some(cid) => {
-                json!({"type": "shell", "environment": {"type": "container_reference", "container_id": cid}})
-            }
-            None => {
-                done.auto_requested = true;
-                json!({"type": "shell", "environment": {
-                    "type": "container_auto",
-                    "file_ids": [file.id],
-                    "memory_limit": plan.memory_limit,
-                    "network_policy": NetworkPolicy::disabled(),
-                }})
-            }
-        };
+        let tool = shell.tool(plan, done);
         // As the Agents SDK sends it: the full history each turn, `tool_choice` on the first only.
         let mut body = json!({
             "model": plan.model,
             "include": [],
             "input": history,
             "instructions": plan.prompt,
-            "tools": [shell],
+            "tools": [tool],
         });
         if turn == 1 {
             body["tool_choice"] = json!("required");
@@ -373,10 +480,7 @@ async fn work(
         done.turns = turn;
         done.usage += response.usage();
         done.ids.response_ids.push(response.id.clone());
-        if container_id.is_none() {
-            container_id = response.shell_container();
-            done.ids.container_id.clone_from(&container_id);
-        }
+        let answers = shell.after(&response, done).await?;
         match response.status.as_deref() {
             Some("completed") | None => {}
             Some("incomplete") => {
@@ -422,50 +526,9 @@ async fn work(
             ));
         }
         history.extend(response.output.iter().map(wire::replayable));
+        history.extend(answers);
     }
     done.status = Some(status);
-
-    line.stage(Stage::Downloading);
-    let Some(container_id) = container_id else {
-        return Err("no shell call named the container the API made (`container_auto`), so there is nothing to download".into());
-    };
-    let files = api
-        .list_container_files(&container_id)
-        .await
-        .map_err(fail)?;
-    let bundle_dir = dir.join("bundle");
-    for name in plan.spec.artifacts.all() {
-        let Some(file) = pick_artifact(&files, name) else {
-            continue;
-        };
-        let limit = plan.spec.limits.max_artifact_bytes;
-        let mut rec = ArtifactRecord {
-            name: name.to_string(),
-            container_file_id: file.id.clone(),
-            path: file.path.clone(),
-            bytes: file.bytes,
-            sha256: None,
-            skipped: None,
-        };
-        match api
-            .download_container_file(&container_id, &file.id, limit)
-            .await
-        {
-            Ok(bytes) => {
-                rec.bytes = bytes.len() as u64;
-                rec.sha256 = Some(sha256_hex(&bytes));
-                std::fs::write(bundle_dir.join(name), &bytes).map_err(|e| {
-                    format!("cannot write `{}`: {e}", bundle_dir.join(name).display())
-                })?;
-            }
-            Err(ApiError::TooLarge { limit, .. }) => {
-                rec.skipped = Some(format!("over the {limit}-byte limit; not downloaded"));
-            }
-            Err(e) => return Err(e.to_string()),
-        }
-        done.artifacts.push(rec);
-    }
-    done.downloaded = true;
     Ok(())
 }
 
