@@ -9,9 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -100,3 +103,56 @@ def run_dir(into: Path, run_id: str, bundle: Path = BUNDLE, sha256: str | None =
     }
     (out / "run.json").write_text(json.dumps(record))
     return out
+
+
+@pytest.fixture()
+def emulator(request):
+    """`vouch emulate` on a free port (playbook `two-turns`, or the test's `playbook` mark);
+    yields its base URL, then stops it with Ctrl-C and checks nothing was left behind."""
+    mark = request.node.get_closest_marker("playbook")
+    playbook = mark.args[0] if mark else "two-turns"
+    if not shutil.which("bwrap"):
+        missing("bubblewrap (`bwrap`) is not installed: the emulator's agent cannot run commands")
+    proc = subprocess.Popen(
+        [vouch_command(), "emulate", "--addr", "127.0.0.1:0", "--playbook", playbook],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: list[str] = []
+    found = threading.Event()
+
+    def read():
+        for line in proc.stderr:
+            lines.append(line)
+            if "listening on" in line:
+                found.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        assert found.wait(30), "".join(lines)
+        url = re.search(r"listening on (\S+)", "".join(lines)).group(1)
+        yield url
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(30)
+        reader.join(5)
+        assert code == 0, "".join(lines)
+        stopped = "".join(lines)
+        # Every upload and container was deleted by the notebook's cleanup.
+        assert "0 file(s) and 0 container(s) held" in stopped, stopped
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "playbook(name): the emulator fixture's playbook")
+
+
+def run_async(coro):
+    """Run a coroutine to its end on a fresh event loop in a thread of its own: Playwright's sync
+    API (the browser tests' session fixture) keeps a loop running in the main thread, where
+    `asyncio.run` refuses to start."""
+    import asyncio
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()

@@ -304,7 +304,54 @@ pub(super) async fn create_response(
             },
         );
     }
+    if body.get("stream").and_then(Value::as_bool) == Some(true) {
+        return Ok(event_stream(&response));
+    }
     Ok(Json(response).into_response())
+}
+
+/// `stream: true`: the answer as server-sent events, in the API's order — `response.created`
+/// and `response.in_progress` (the response with no output yet), an `output_item.added` and
+/// `output_item.done` per output item, and the terminal `response.completed` (or
+/// `response.incomplete`) carrying the whole response. The emulator's agent has finished its
+/// turn when the stream starts; every event is sent at once.
+fn event_stream(response: &Value) -> axum::response::Response {
+    let mut events: Vec<Value> = Vec::new();
+    let mut pending = response.clone();
+    pending["status"] = json!("in_progress");
+    pending["output"] = json!([]);
+    pending["usage"] = Value::Null;
+    pending["completed_at"] = Value::Null;
+    events.push(json!({"type": "response.created", "response": pending.clone()}));
+    events.push(json!({"type": "response.in_progress", "response": pending}));
+    let items = response["output"].as_array().cloned().unwrap_or_default();
+    for (i, item) in items.iter().enumerate() {
+        events.push(json!({"type": "response.output_item.added", "output_index": i, "item": item}));
+        events.push(json!({"type": "response.output_item.done", "output_index": i, "item": item}));
+    }
+    let last = match response["status"].as_str() {
+        Some("incomplete") => "response.incomplete",
+        Some("failed") => "response.failed",
+        _ => "response.completed",
+    };
+    events.push(json!({"type": last, "response": response}));
+    let mut text = String::new();
+    for (n, mut e) in events.into_iter().enumerate() {
+        e["sequence_number"] = json!(n);
+        let kind = e["type"].as_str().unwrap_or("").to_string();
+        text.push_str(&format!("event: {kind}\ndata: {e}\n\n"));
+    }
+    (
+        [
+            (
+                axum::http::header::CONTENT_TYPE,
+                "text/event-stream; charset=utf-8",
+            ),
+            (axum::http::header::CACHE_CONTROL, "no-cache"),
+        ],
+        text,
+    )
+        .into_response()
 }
 
 /// The local environment's next answer and its turn: the message ending the latest turn whose
