@@ -537,6 +537,60 @@ commands = [
 }
 
 #[test]
+fn a_streamed_response_is_the_apis_event_sequence_ending_in_the_whole_response() {
+    let emu = Emu::start("northstar", &[]);
+    let body = json!({"model": "m", "input": "hi", "stream": true});
+    let url = format!("{}/responses", emu.base_url());
+    let (content_type, text) = emu.rt.block_on(async {
+        let resp = reqwest::Client::new()
+            .post(url)
+            .bearer_auth("test-key")
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 200);
+        let ct = resp.headers()["content-type"].to_str().unwrap().to_string();
+        (ct, resp.text().await.unwrap())
+    });
+    assert!(content_type.starts_with("text/event-stream"), "{content_type}");
+    let events: Vec<(String, Value)> = text
+        .split("\n\n")
+        .filter(|b| !b.trim().is_empty())
+        .map(|block| {
+            let kind = block.lines().find_map(|l| l.strip_prefix("event: ")).unwrap();
+            let data = block.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+            (kind.to_string(), serde_json::from_str(data).unwrap())
+        })
+        .collect();
+    let kinds: Vec<&str> = events.iter().map(|e| e.0.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "response.created",
+            "response.in_progress",
+            "response.output_item.added",
+            "response.output_item.done",
+            "response.completed"
+        ]
+    );
+    for (n, (kind, data)) in events.iter().enumerate() {
+        assert_eq!(data["type"], kind.as_str());
+        assert_eq!(data["sequence_number"], n);
+    }
+    assert_eq!(events[0].1["response"]["status"], "in_progress");
+    assert_eq!(events[0].1["response"]["output"], json!([]));
+    let done = &events[4].1["response"];
+    assert_eq!(done["status"], "completed");
+    assert_eq!(done["output"][0], events[3].1["item"]);
+    // The streamed response is stored like any other.
+    let id = done["id"].as_str().unwrap();
+    let (s, _, stored) = raw(&emu, reqwest::Method::GET, &format!("/responses/{id}"), None, true);
+    assert_eq!(s, 200);
+    assert_eq!(&stored, done);
+}
+
+#[test]
 fn the_emulator_refuses_a_local_turn_that_leaves_a_shell_call_unanswered() {
     let emu = Emu::start("northstar", &[]);
     let body = json!({"model": "m", "input": "go", "tools": [{"type": "shell", "environment": {"type": "local"}}]});
