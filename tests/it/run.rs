@@ -553,13 +553,22 @@ fn a_streamed_response_is_the_apis_event_sequence_ending_in_the_whole_response()
         let ct = resp.headers()["content-type"].to_str().unwrap().to_string();
         (ct, resp.text().await.unwrap())
     });
-    assert!(content_type.starts_with("text/event-stream"), "{content_type}");
+    assert!(
+        content_type.starts_with("text/event-stream"),
+        "{content_type}"
+    );
     let events: Vec<(String, Value)> = text
         .split("\n\n")
         .filter(|b| !b.trim().is_empty())
         .map(|block| {
-            let kind = block.lines().find_map(|l| l.strip_prefix("event: ")).unwrap();
-            let data = block.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+            let kind = block
+                .lines()
+                .find_map(|l| l.strip_prefix("event: "))
+                .unwrap();
+            let data = block
+                .lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .unwrap();
             (kind.to_string(), serde_json::from_str(data).unwrap())
         })
         .collect();
@@ -585,7 +594,13 @@ fn a_streamed_response_is_the_apis_event_sequence_ending_in_the_whole_response()
     assert_eq!(done["output"][0], events[3].1["item"]);
     // The streamed response is stored like any other.
     let id = done["id"].as_str().unwrap();
-    let (s, _, stored) = raw(&emu, reqwest::Method::GET, &format!("/responses/{id}"), None, true);
+    let (s, _, stored) = raw(
+        &emu,
+        reqwest::Method::GET,
+        &format!("/responses/{id}"),
+        None,
+        true,
+    );
     assert_eq!(s, 200);
     assert_eq!(&stored, done);
 }
