@@ -786,6 +786,52 @@ fn ctrl_c_mid_run_still_deletes_the_container_and_the_file() {
 }
 
 #[test]
+fn ctrl_c_mid_local_run_removes_its_private_mnt_data() {
+    if !bwrap_available() || vouch::reexecute::jail::Jail::locate().is_err() {
+        return;
+    }
+    let emu = Emu::with("northstar", &["slow"], Duration::from_secs(60));
+    // The run's temporary directory is this test's own, so what is left there is the run's.
+    let tmp = tempfile::tempdir().unwrap();
+    let child = emu
+        .command(&["--environment", "local"])
+        .env("TMPDIR", tmp.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let scratch = || {
+        std::fs::read_dir(tmp.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with("vouch-local-"))
+            .count()
+    };
+    // Wait until the run is inside its (slow) model call: its /mnt/data exists.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while scratch() != 1 {
+        assert!(
+            Instant::now() < deadline,
+            "the run never made its /mnt/data"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    // SAFETY: signalling our own child process by its id.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let (_, r) = emu.only_run();
+    assert_eq!(r["environment"], "local");
+    assert!(r["error"].as_str().unwrap().contains("interrupted"), "{r}");
+    assert_cleaned(&r);
+    assert_eq!(scratch(), 0, "the private /mnt/data was left behind");
+    emu.assert_nothing_left();
+}
+
+#[test]
 fn keep_leaves_the_container_and_file_and_says_so() {
     if !bwrap_available() {
         return;
@@ -826,6 +872,35 @@ fn the_offline_demo_runs_the_emulator_in_process() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(!String::from_utf8_lossy(&out.stderr).contains("still holds"));
     assert_eq!(std::fs::read_dir(out_dir.path()).unwrap().count(), 2);
+}
+
+#[test]
+fn the_offline_demo_runs_three_local_trials_end_to_end() {
+    if !bwrap_available() || vouch::reexecute::jail::Jail::locate().is_err() {
+        return;
+    }
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_vouch"))
+        .args([
+            "run",
+            "--emulator",
+            "--environment",
+            "local",
+            "--trials",
+            "3",
+        ])
+        .arg("--source")
+        .arg(northstar_source_path())
+        .arg("--out")
+        .arg(out_dir.path())
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("3 of 3 trial(s) accepted"), "{stdout}");
+    assert_eq!(std::fs::read_dir(out_dir.path()).unwrap().count(), 3);
 }
 
 #[test]
