@@ -783,7 +783,8 @@ fn miss_finding(
     }
 }
 
-fn show_value(v: f64) -> String {
+/// A plotted quantity's recomputed value as findings (and the HTML overlay) print it.
+pub fn show_value(v: f64) -> String {
     crate::numbers::parse_decimal(&format!("{v:.6}"))
         .map(|n| show_auto(&n))
         .unwrap_or_else(|| v.to_string())

@@ -44,12 +44,16 @@ pub fn memo(name: &str, text: Option<&str>, findings: &[&Finding]) -> String {
         escape(name)
     );
     out.push_str("<div class=\"memo\">\n");
+    // The findings by line, gathered once (a memo has hundreds of lines and of findings).
+    let mut by_line: std::collections::HashMap<usize, Vec<&&Finding>> = Default::default();
+    for f in findings {
+        if let Some(l) = f.location.line {
+            by_line.entry(l).or_default().push(f);
+        }
+    }
     for (i, line) in text.lines().take(MAX_LINES).enumerate() {
         let no = i + 1;
-        let here: Vec<&&Finding> = findings
-            .iter()
-            .filter(|f| f.location.line == Some(no))
-            .collect();
+        let here = by_line.remove(&no).unwrap_or_default();
         let worst = here
             .iter()
             .map(|f| f.status)

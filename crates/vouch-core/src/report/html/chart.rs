@@ -3,6 +3,7 @@
 //! recomputed value would sit at the panel's scale, the misstated marks ringed in red.
 
 use super::escape;
+use crate::checks::svg::show_value;
 use crate::checks::svg::view::{ChartView, MarkStatus, SeriesView};
 use crate::read::svg::{parse, sanitise};
 use std::fmt::Write as _;
@@ -121,7 +122,7 @@ fn series_marks(s: &SeriesView, r: f64, out: &mut String) {
                 MarkStatus::Unverified => "unverified",
             },
             match (&s.quantity, m.value) {
-                (Some(q), Some(x)) => format!(" (recomputed {q} = {})", show(x)),
+                (Some(q), Some(x)) => format!(" (recomputed {q} = {})", show_value(x)),
                 _ => String::new(),
             }
         );
@@ -181,12 +182,6 @@ fn series_marks(s: &SeriesView, r: f64, out: &mut String) {
     }
 }
 
-fn show(x: f64) -> String {
-    crate::numbers::parse_decimal(&format!("{x:.6}"))
-        .map(|n| crate::numbers::show_auto(&n))
-        .unwrap_or_else(|| x.to_string())
-}
-
 fn readings_table(v: &ChartView) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -209,7 +204,7 @@ fn readings_table(v: &ChartView) -> String {
                     s.kind.noun(),
                     escape(s.quantity.as_deref().unwrap_or("—")),
                     m.year,
-                    m.value.map(show).unwrap_or_else(|| "—".into()),
+                    m.value.map(show_value).unwrap_or_else(|| "—".into()),
                     match m.status { MarkStatus::Verified => "pass", MarkStatus::Contradicted => "fail", MarkStatus::Unverified => "info" },
                     match m.status { MarkStatus::Verified => "verified", MarkStatus::Contradicted => "misstated", MarkStatus::Unverified => "unverified" },
                 );
