@@ -100,7 +100,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> Coverage {
         return Coverage::default();
     };
     let mut findings = Vec::new();
-    let cov = check_text(ctx, text, &mut findings, &mut None);
+    let cov = check_text(ctx, text, &mut findings, None);
     out.extend(findings.into_iter().map(|f| f.artifact(name)));
     cov
 }
@@ -112,7 +112,7 @@ pub fn view(ctx: &Context) -> Option<view::ChartView> {
     let name = ctx.spec.artifacts.chart.as_str();
     let text = ctx.text(name, CheckId::SvgUnreadable, &mut Vec::new())?;
     let mut v = None;
-    check_text(ctx, text, &mut Vec::new(), &mut v);
+    check_text(ctx, text, &mut Vec::new(), Some(&mut v));
     v
 }
 
@@ -120,7 +120,7 @@ fn check_text(
     ctx: &Context,
     text: &str,
     out: &mut Vec<Finding>,
-    view: &mut Option<view::ChartView>,
+    view: Option<&mut Option<view::ChartView>>,
 ) -> Coverage {
     let chart = &ctx.spec.chart;
     let tol = chart.tolerance_px;
@@ -201,33 +201,30 @@ fn check_text(
     panel_findings(ctx, &scene, &detection, &canvas_box, tol, out);
     let tolerance = chart.fidelity_tolerance;
     let mut cov = Coverage::default();
-    let mut chart_view = view::ChartView {
+    let want = view.is_some();
+    let mut chart_view = want.then(|| view::ChartView {
         width: canvas.width,
         height: canvas.height,
         panels: Vec::new(),
         near: detection.near.iter().map(|n| n.area).collect(),
-    };
+    });
     for p in &detection.panels {
-        let mut panel_view = view::PanelView {
-            area: p.area,
-            title: scene.texts[p.title].content.clone(),
-            series: Vec::new(),
-        };
-        let c = fidelity_findings(
-            ctx,
-            &scene,
-            &roles,
-            p,
-            (tolerance, tol),
-            out,
-            &mut panel_view.series,
-        );
-        chart_view.panels.push(panel_view);
+        let mut series = view::Sink::new(want);
+        let c = fidelity_findings(ctx, &scene, &roles, p, (tolerance, tol), out, &mut series);
+        if let Some(v) = chart_view.as_mut() {
+            v.panels.push(view::PanelView {
+                area: p.area,
+                title: scene.texts[p.title].content.clone(),
+                series: series.list,
+            });
+        }
         cov.verified += c.verified;
         cov.contradicted += c.contradicted;
         cov.unverified += c.unverified;
     }
-    *view = Some(chart_view);
+    if let (Some(slot), Some(v)) = (view, chart_view) {
+        *slot = Some(v);
+    }
     cov
 }
 
@@ -488,14 +485,14 @@ fn fidelity_findings(
     p: &Panel,
     (tolerance, tol): (f64, f64),
     out: &mut Vec<Finding>,
-    views: &mut Vec<view::SeriesView>,
+    views: &mut view::Sink,
 ) -> Coverage {
     let mut cov = Coverage::default();
     let title = &scene.texts[p.title].content;
     let readings = fidelity::read_all(scene, roles, p, tol);
-    let unverified = |views: &mut Vec<view::SeriesView>| {
+    let unverified = |views: &mut view::Sink| {
         for r in &readings {
-            views.push(view::series(scene, p, r, view::Judged::No));
+            views.add(|| view::series(scene, p, r, view::Judged::No));
         }
     };
     let Some(truth) = ctx.truth else {
@@ -558,16 +555,18 @@ fn fidelity_findings(
             cov.verified += judged.saturating_sub(wrong);
         }
         cov.unverified += first.marks.len() - judged;
-        views.push(view::series(
-            scene,
-            p,
-            first,
-            view::Judged::As {
-                name: &name,
-                value: &*value,
-                misses: &misses,
-            },
-        ));
+        views.add(|| {
+            view::series(
+                scene,
+                p,
+                first,
+                view::Judged::As {
+                    name: &name,
+                    value: &*value,
+                    misses: &misses,
+                },
+            )
+        });
         for miss in misses {
             out.push(miss_finding(&panel, &name, first, p, miss));
         }
@@ -638,16 +637,18 @@ fn fidelity_findings(
                 .collect();
             for (i, other) in readings.iter().enumerate() {
                 if i == *lone {
-                    views.push(view::series(
-                        scene,
-                        p,
-                        r,
-                        view::Judged::As {
-                            name: &name,
-                            value: &*value,
-                            misses: &misses,
-                        },
-                    ));
+                    views.add(|| {
+                        view::series(
+                            scene,
+                            p,
+                            r,
+                            view::Judged::As {
+                                name: &name,
+                                value: &*value,
+                                misses: &misses,
+                            },
+                        )
+                    });
                 } else {
                     fitted_view(ctx, truth, scene, p, other, forms[fits[i][0]], views);
                 }
@@ -673,7 +674,7 @@ fn fidelity_findings(
             continue;
         }
         cov.unverified += r.marks.len();
-        views.push(view::series(scene, p, r, view::Judged::No));
+        views.add(|| view::series(scene, p, r, view::Judged::No));
         out.push(
             Finding::info(
                 CheckId::SvgFidelity,
@@ -703,19 +704,24 @@ fn fitted_view(
     p: &Panel,
     r: &fidelity::Reading,
     (target, form): (Target, Form),
-    views: &mut Vec<view::SeriesView>,
+    views: &mut view::Sink,
 ) {
+    if !views.on() {
+        return;
+    }
     let (name, value) = quantity_value(ctx, truth, target, form);
-    views.push(view::series(
-        scene,
-        p,
-        r,
-        view::Judged::As {
-            name: &name,
-            value: &*value,
-            misses: &[],
-        },
-    ));
+    views.add(|| {
+        view::series(
+            scene,
+            p,
+            r,
+            view::Judged::As {
+                name: &name,
+                value: &*value,
+                misses: &[],
+            },
+        )
+    });
 }
 
 /// Every quantity's form is stated by the title (no margin whose change may be in points or

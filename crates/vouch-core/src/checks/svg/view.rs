@@ -64,6 +64,33 @@ pub struct MarkView {
     pub status: MarkStatus,
 }
 
+/// Where a panel's series views go: built only when a report asked for the chart's view, so a
+/// plain verification does none of this work.
+pub struct Sink {
+    on: bool,
+    pub list: Vec<SeriesView>,
+}
+
+impl Sink {
+    pub fn new(on: bool) -> Sink {
+        Sink {
+            on,
+            list: Vec::new(),
+        }
+    }
+
+    pub fn on(&self) -> bool {
+        self.on
+    }
+
+    /// Adds the view `make` builds, when views are wanted.
+    pub fn add(&mut self, make: impl FnOnce() -> SeriesView) {
+        if self.on {
+            self.list.push(make());
+        }
+    }
+}
+
 /// The judgement behind one series, as far as it went.
 pub enum Judged<'a> {
     /// Not tied to any quantity: every mark unverified.
