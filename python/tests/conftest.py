@@ -139,8 +139,8 @@ def emulator(request):
         reader.join(5)
         assert code == 0, "".join(lines)
         stopped = "".join(lines)
-        # Every upload and container was deleted by the notebook's cleanup.
-        assert "0 file(s) and 0 container(s) held" in stopped, stopped
+        # Every upload, container and session was deleted by the notebook's cleanup.
+        assert "0 file(s), 0 container(s) and 0 session(s) held" in stopped, stopped
 
 
 def pytest_configure(config):

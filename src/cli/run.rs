@@ -24,6 +24,9 @@ enum EnvironmentArg {
     /// The shell tool's `local` environment: vouch runs the model's shell calls under
     /// bubblewrap in a private /mnt/data.
     Local,
+    /// The beta Agents API: a session with an openai_hosted environment holding the upload;
+    /// vouch follows its event stream and downloads the artifacts it published.
+    AgentsApi,
 }
 
 /// The model the Agents SDK uses when none is configured.
@@ -112,8 +115,8 @@ pub struct EmulateArgs {
     /// no-message) or a TOML file.
     #[arg(long, default_value = "northstar")]
     playbook: String,
-    /// Inject a fault: KIND[@ROUTE][:WHEN]. KIND: 429, 500, slow, drop, incomplete,
-    /// delete-fails. ROUTE: files, containers, container-files, responses, delete, all. WHEN:
+    /// Inject a fault: KIND[@ROUTE][:WHEN]. KIND: 429, 500, slow, drop, cut, incomplete,
+    /// delete-fails. ROUTE: files, containers, container-files, responses, sessions, delete, all. WHEN:
     /// first (first attempt of each request), always, once. Repeatable; a request can also
     /// carry them in an `x-vouch-fault` header.
     #[arg(long)]
@@ -169,7 +172,10 @@ pub fn emulate(args: EmulateArgs) -> Result<u8> {
         );
         let _ = tokio::signal::ctrl_c().await;
         let (files, containers) = running.emulator.counts();
-        eprintln!("vouch emulator stopping: {files} file(s) and {containers} container(s) held");
+        let sessions = running.emulator.session_count();
+        eprintln!(
+            "vouch emulator stopping: {files} file(s), {containers} container(s) and {sessions} session(s) held"
+        );
         running.stop().await;
         Ok(0)
     })
@@ -222,6 +228,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
             EnvironmentArg::Reference => vouch::run::Environment::Reference,
             EnvironmentArg::Auto => vouch::run::Environment::Auto,
             EnvironmentArg::Local => vouch::run::Environment::Local,
+            EnvironmentArg::AgentsApi => vouch::run::Environment::AgentsApi,
         },
     });
     let color = crate::cli::output::color_for(std::io::stdout().is_terminal());

@@ -85,15 +85,17 @@ impl Emu {
         page["data"].as_array().cloned().unwrap_or_default()
     }
 
-    /// The leak check: no container and no file left, as the list endpoints say.
+    /// The leak check: no container, file or session left, as the list endpoints say.
     fn assert_nothing_left(&self) {
         let containers = self.list("/containers?limit=100");
         let files = self.list("/files");
+        let sessions = self.list("/agents/sessions?limit=100");
         assert!(
-            containers.is_empty() && files.is_empty(),
-            "left behind: containers {containers:?}, files {files:?}"
+            containers.is_empty() && files.is_empty() && sessions.is_empty(),
+            "left behind: containers {containers:?}, files {files:?}, sessions {sessions:?}"
         );
         assert_eq!(self.emulator().counts(), (0, 0));
+        assert_eq!(self.emulator().session_count(), 0);
     }
 
     /// Every run directory written under the test's runs root, oldest first.
@@ -151,6 +153,21 @@ fn text(out: &Output) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     )
+}
+
+/// Ctrl-C to a running `vouch run`: its output, once it has cleaned up (within 20 s).
+fn interrupt(child: std::process::Child) -> Output {
+    // SAFETY: signalling our own child process by its id.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let started = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "clean-up took too long"
+    );
+    out
 }
 
 fn request_ids(record: &Value) -> usize {
@@ -767,16 +784,7 @@ fn ctrl_c_mid_run_still_deletes_the_container_and_the_file() {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(200));
-    // SAFETY: signalling our own child process by its id.
-    unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
-    }
-    let started = Instant::now();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "clean-up took too long"
-    );
+    let out = interrupt(child);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let (_, r) = emu.only_run();
     assert_eq!(r["status"], "error");
@@ -817,17 +825,224 @@ fn ctrl_c_mid_local_run_removes_its_private_mnt_data() {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(200));
-    // SAFETY: signalling our own child process by its id.
-    unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = interrupt(child);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let (_, r) = emu.only_run();
     assert_eq!(r["environment"], "local");
     assert!(r["error"].as_str().unwrap().contains("interrupted"), "{r}");
     assert_cleaned(&r);
     assert_eq!(scratch(), 0, "the private /mnt/data was left behind");
+    emu.assert_nothing_left();
+}
+
+#[test]
+fn ctrl_c_mid_container_auto_run_deletes_the_container_it_learned() {
+    if !bwrap_available() {
+        return;
+    }
+    // Turn 1 runs at once (the API makes the container); turn 2's command outlasts the test.
+    let dir = tempfile::tempdir().unwrap();
+    let playbook = dir.path().join("slow-second-turn.toml");
+    std::fs::write(
+        &playbook,
+        "[[turn]]\n[[turn.call]]\ncommands = [\"ls /mnt/data\"]\n\
+         [[turn]]\nmessage = \"done\"\n[[turn.call]]\ncommands = [\"sleep 60\"]\ntimeout_ms = 90000\n",
+    )
+    .unwrap();
+    let emu = Emu::start(playbook.to_str().unwrap(), &[]);
+    let child = emu
+        .command(&["--environment", "auto"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the first turn has been answered: the container exists and a shell call named it.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while emu.emulator().response_count() < 1 || emu.emulator().counts() != (1, 1) {
+        assert!(Instant::now() < deadline, "the first turn never finished");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let out = interrupt(child);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let (_, r) = emu.only_run();
+    assert_eq!(r["environment"], "auto");
+    assert!(r["error"].as_str().unwrap().contains("interrupted"), "{r}");
+    assert!(
+        r["ids"]["container_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("cntr_"),
+        "{r}"
+    );
+    assert_cleaned(&r);
+    emu.assert_nothing_left();
+}
+
+fn assert_session_cleaned(record: &Value) {
+    assert_eq!(record["environment"], "agents-api", "{record}");
+    assert!(
+        record["ids"]["session_id"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("sess_")),
+        "{record}"
+    );
+    assert_eq!(
+        record["cleanup"]["session_deleted"],
+        json!(true),
+        "{record}"
+    );
+    assert_cleaned(record);
+}
+
+#[test]
+fn agents_api_runs_follow_the_session_stream_and_download_what_the_turn_published() {
+    if !bwrap_available() {
+        return;
+    }
+    let emu = Emu::start("northstar", &[]);
+    let out = emu.vouch_run(&[
+        "--environment",
+        "agents-api",
+        "--trials",
+        "2",
+        "--concurrency",
+        "2",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let runs = emu.runs();
+    assert_eq!(runs.len(), 2);
+    for (dir, r) in &runs {
+        assert_eq!(r["verdict"], "accept", "{r}");
+        assert_eq!(r["status"], "completed", "{r}");
+        assert_eq!(r["turns"], 1);
+        assert!(r["usage"]["total_tokens"].as_u64().unwrap() > 0, "{r}");
+        assert_eq!(r["ids"]["container_id"], Value::Null);
+        assert_eq!(r["ids"]["response_ids"], json!([]));
+        // upload, the streamed create, the artifact list, six downloads, two deletions.
+        assert_eq!(request_ids(r), 11, "{r}");
+        let artifacts = r["artifacts"].as_array().unwrap();
+        assert_eq!(artifacts.len(), 6, "{r}");
+        for a in artifacts {
+            let name = a["name"].as_str().unwrap();
+            assert_eq!(a["path"], format!("/workspace/outputs/{name}"));
+            assert_eq!(
+                a["sha256"].as_str().unwrap(),
+                sha256_file(&dir.join("bundle").join(name))
+            );
+        }
+        assert_session_cleaned(r);
+    }
+    // What the agent was told: where the statements are and where the artifacts belong.
+    emu.assert_nothing_left();
+}
+
+#[test]
+fn agents_api_runs_survive_retried_faults_and_a_cut_stream() {
+    if !bwrap_available() {
+        return;
+    }
+    // Every first attempt fails somewhere, and the session's stream is cut after its first
+    // event: vouch polls the session until its turn is over instead of creating another.
+    let emu = Emu::start(
+        "northstar",
+        &["429@files", "500@sessions", "drop", "cut@sessions:once"],
+    );
+    let out = emu.vouch_run(&["--environment", "agents-api"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let (_, r) = emu.only_run();
+    assert_eq!(r["verdict"], "accept", "{r}");
+    assert_eq!(r["status"], "completed", "{r}");
+    assert!(r["usage"]["total_tokens"].as_u64().unwrap() > 0, "{r}");
+    assert_session_cleaned(&r);
+    emu.assert_nothing_left();
+}
+
+#[test]
+fn ctrl_c_mid_agents_api_run_cancels_the_turn_and_deletes_the_session() {
+    if !bwrap_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let playbook = dir.path().join("slow-session.toml");
+    std::fs::write(
+        &playbook,
+        "[[turn]]\nmessage = \"done\"\n[[turn.call]]\ncommands = [\"sleep 60\"]\ntimeout_ms = 90000\n",
+    )
+    .unwrap();
+    let emu = Emu::start(playbook.to_str().unwrap(), &[]);
+    let child = emu
+        .command(&["--environment", "agents-api"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while emu.emulator().session_count() != 1 {
+        assert!(Instant::now() < deadline, "the run never made its session");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let out = interrupt(child);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let (_, r) = emu.only_run();
+    assert!(r["error"].as_str().unwrap().contains("interrupted"), "{r}");
+    assert_session_cleaned(&r);
+    emu.assert_nothing_left();
+}
+
+#[test]
+fn the_agents_api_wants_its_beta_header_and_a_hosted_environment() {
+    let emu = Emu::start("northstar", &[]);
+    let call = |method: reqwest::Method, path: &str, body: Option<Value>, beta: bool| {
+        let url = format!("{}{path}", emu.base_url());
+        emu.rt.block_on(async {
+            let mut req = reqwest::Client::new().request(method, url).bearer_auth("k");
+            if beta {
+                req = req.header("OpenAI-Beta", "agents=v1");
+            }
+            if let Some(b) = body {
+                req = req.json(&b);
+            }
+            let r = req.send().await.unwrap();
+            let status = r.status().as_u16();
+            (status, r.json::<Value>().await.unwrap_or(Value::Null))
+        })
+    };
+    let post =
+        |body: Value, beta: bool| call(reqwest::Method::POST, "/agents/sessions", Some(body), beta);
+    let hosted = json!({"agent": {"model": "m"}, "environment": {"type": "openai_hosted"}});
+    let (s, b) = post(hosted.clone(), false);
+    assert_error(s, &b, 400, Some("OpenAI-Beta"));
+    let (s, b) = post(json!({"agent": {"model": "m"}}), true);
+    assert_error(s, &b, 400, Some("environment"));
+    let (s, b) = post(
+        json!({"agent": {"model": "m"}, "environment": {"type": "openai_hosted", "files": [{"type": "file_id", "file_id": "file-nope", "path": "/workspace/a.csv"}]}}),
+        true,
+    );
+    assert_error(s, &b, 400, Some("environment.files[0].file_id"));
+    let (s, b) = post(
+        json!({"agent": {"model": "m"}, "environment": {"type": "openai_hosted", "files": [{"type": "inline", "data": "aGk=", "path": "/workspace/../etc/passwd"}]}}),
+        true,
+    );
+    assert_error(s, &b, 400, Some("environment.files[0].path"));
+    // A session without input is idle, and can be deleted at once.
+    let (s, b) = post(hosted, true);
+    assert_eq!(s, 200, "{b}");
+    assert_eq!(b["status"], "idle");
+    assert_eq!(b["object"], "agent.session");
+    let id = b["id"].as_str().unwrap();
+    let (s, b) = call(
+        reqwest::Method::DELETE,
+        &format!("/agents/sessions/{id}"),
+        None,
+        true,
+    );
+    assert_eq!(s, 200);
+    assert_eq!(
+        b,
+        json!({"id": id, "object": "agent.session.deleted", "deleted": true})
+    );
     emu.assert_nothing_left();
 }
 

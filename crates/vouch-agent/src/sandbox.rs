@@ -1,6 +1,7 @@
 //! Running one shell command under bubblewrap, as the emulator's stand-in for a hosted container:
 //! every namespace unshared (so no network), the host's file system read-only, a private `/tmp`,
-//! and one writable directory mounted at `/mnt/data`, which is also the working directory.
+//! and one writable directory mounted at `/mnt/data` (or an Agents API session's `/workspace`),
+//! which is also the working directory.
 //!
 //! Limits: without `bwrap` nothing runs — there is no unsandboxed fallback. Output is captured up
 //! to a cap per stream, and a command that outlives its timeout is killed (with its sandbox, via
@@ -91,15 +92,53 @@ impl Sandbox {
         command: &str,
         timeout: Duration,
     ) -> Result<Ran, SandboxError> {
-        let mut child = tokio::process::Command::new(&self.bwrap)
-            .args(["--unshare-all", "--die-with-parent", "--new-session"])
-            .args(["--ro-bind", "/", "/"])
-            .args(["--dev", "/dev", "--proc", "/proc"])
-            .args(["--tmpfs", "/tmp", "--tmpfs", "/mnt"])
+        self.run_at(data_dir, MNT_DATA, command, timeout).await
+    }
+
+    /// Run `command` with `sh -c` in the sandbox, `data_dir` mounted read-write at `mount` (an
+    /// absolute path: `/mnt/data`, or an Agents API session's `/workspace`), which is also the
+    /// working directory.
+    pub async fn run_at(
+        &self,
+        data_dir: &Path,
+        mount: &str,
+        command: &str,
+        timeout: Duration,
+    ) -> Result<Ran, SandboxError> {
+        let mut cmd = tokio::process::Command::new(&self.bwrap);
+        cmd.args(["--unshare-all", "--die-with-parent", "--new-session"]);
+        if mount == MNT_DATA {
+            cmd.args(["--ro-bind", "/", "/"])
+                .args(["--dev", "/dev", "--proc", "/proc"])
+                .args(["--tmpfs", "/tmp", "--tmpfs", "/mnt"]);
+        } else {
+            // A mount point the host lacks cannot be made in a read-only bind of `/`: the root is
+            // bubblewrap's own, with every top-level directory of the host bound read-only into
+            // it and its symbolic links (a merged `/usr`'s `/bin`) copied.
+            let top = mount
+                .trim_start_matches('/')
+                .split('/')
+                .next()
+                .unwrap_or("");
+            for (name, link) in host_root_entries() {
+                if ["dev", "proc", "tmp", top].contains(&name.as_str()) {
+                    continue;
+                }
+                match link {
+                    Some(target) => cmd.arg("--symlink").arg(target).arg(format!("/{name}")),
+                    None => cmd
+                        .arg("--ro-bind")
+                        .arg(format!("/{name}"))
+                        .arg(format!("/{name}")),
+                };
+            }
+            cmd.args(["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]);
+        }
+        let mut child = cmd
             .arg("--bind")
             .arg(data_dir)
-            .arg("/mnt/data")
-            .args(["--chdir", "/mnt/data"])
+            .arg(mount)
+            .args(["--chdir", mount])
             .args(["--", "/bin/sh", "-c", command])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -135,6 +174,31 @@ impl Sandbox {
             }
         }
     }
+}
+
+const MNT_DATA: &str = "/mnt/data";
+
+/// The host's top-level directories and symbolic links (with their targets), by name.
+fn host_root_entries() -> Vec<(String, Option<PathBuf>)> {
+    let Ok(dir) = std::fs::read_dir("/") else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, Option<PathBuf>)> = dir
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_string();
+            let kind = e.file_type().ok()?;
+            if kind.is_symlink() {
+                Some((name, Some(std::fs::read_link(e.path()).ok()?)))
+            } else if kind.is_dir() {
+                Some((name, None))
+            } else {
+                None
+            }
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 async fn capture(stream: &mut (impl AsyncReadExt + Unpin)) -> String {

@@ -14,7 +14,9 @@
 //! ```
 //!
 //! `{{northstar_script}}` in a command is replaced by the Northstar fixture's script (embedded), so
-//! a playbook can write it with a here-document as a model would. Limits: output per command is
+//! a playbook can write it with a here-document as a model would; `{{input_dir}}` and
+//! `{{output_dir}}` by where the environment keeps the uploaded statements and where the
+//! artifacts belong (see [`Dirs`]). Limits: output per command is
 //! truncated to `max_output_length` (4096) bytes, as the hosted tool does.
 
 use crate::sandbox::{Outcome, Ran, Sandbox, SandboxError};
@@ -108,6 +110,11 @@ impl Playbook {
         }
     }
 
+    /// Turn `index` as it is played (past the last: the last again, or a closing message).
+    pub fn step(&self, index: usize) -> Turn {
+        self.turn(index, &fallback()).clone()
+    }
+
     /// Whether turn `index` ends with a message.
     pub fn has_message(&self, index: usize) -> bool {
         self.turn(index, &fallback()).message.is_some()
@@ -162,7 +169,11 @@ pub async fn play(
         let sandbox = sandbox.ok_or(SandboxError::Missing)?;
         let call_id = format!("call_{}", super::random_alnum(24));
         let timeout_ms = call.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
-        let commands: Vec<String> = call.commands.iter().map(|c| expand(c)).collect();
+        let commands: Vec<String> = call
+            .commands
+            .iter()
+            .map(|c| expand(c, Dirs::MNT_DATA))
+            .collect();
         items.push(json!({
             "type": "shell_call",
             "id": format!("sh_{}", super::random_hex(40)),
@@ -200,10 +211,29 @@ pub async fn play(
     Ok(TurnOutput { items, call_ids })
 }
 
-/// The local environment (`{"type":"local"}`): the client runs the commands. Turn `index`'s
-/// shell calls, unexecuted (the client answers each with a `shell_call_output` in its next
-/// request); a turn without calls gives its message. `cut_short` gives the first call only.
-pub fn local_calls(playbook: &Playbook, index: usize, cut_short: bool) -> TurnOutput {
+/// How a client that runs the commands itself is asked to: the shell tool's `local` environment
+/// (`shell_call` items, answered with `shell_call_output`), or a function tool named
+/// `exec_command` taking `cmd`, as the Agents SDK's `SandboxAgent` exposes (`function_call`
+/// items, answered with `function_call_output`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClientShell {
+    Local,
+    ExecCommand,
+}
+
+/// The function tool a `SandboxAgent` runs commands with.
+pub const EXEC_COMMAND: &str = "exec_command";
+
+/// The client runs the commands (`{"type":"local"}`, or `exec_command`). Turn `index`'s calls,
+/// unexecuted (the client answers each in its next request); a turn without calls gives its
+/// message. `cut_short` gives the first call only. An `exec_command` call takes one command, so
+/// each command of a playbook call is a call of its own.
+pub fn local_calls(
+    playbook: &Playbook,
+    index: usize,
+    cut_short: bool,
+    shell: ClientShell,
+) -> TurnOutput {
     let fallback = fallback();
     let turn = playbook.turn(index, &fallback);
     if turn.calls.is_empty() {
@@ -218,9 +248,31 @@ pub fn local_calls(playbook: &Playbook, index: usize, cut_short: bool) -> TurnOu
         items: Vec::new(),
         call_ids: Vec::new(),
     };
+    let dirs = match shell {
+        ClientShell::Local => Dirs::MNT_DATA,
+        ClientShell::ExecCommand => Dirs::WORKSPACE_ROOT,
+    };
     for call in calls {
+        let commands: Vec<String> = call.commands.iter().map(|c| expand(c, dirs)).collect();
+        if shell == ClientShell::ExecCommand {
+            for command in commands {
+                let call_id = format!("call_{}", super::random_alnum(24));
+                // Long enough for the script to finish; the SDK clamps it to 30 s.
+                let yield_ms = call.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).min(30_000);
+                let arguments = json!({"cmd": command, "yield_time_ms": yield_ms}).to_string();
+                out.items.push(json!({
+                    "type": "function_call",
+                    "id": format!("fc_{}", super::random_hex(40)),
+                    "call_id": call_id,
+                    "name": EXEC_COMMAND,
+                    "arguments": arguments,
+                    "status": "completed",
+                }));
+                out.call_ids.push(call_id);
+            }
+            continue;
+        }
         let call_id = format!("call_{}", super::random_alnum(24));
-        let commands: Vec<String> = call.commands.iter().map(|c| expand(c)).collect();
         out.items.push(json!({
             "type": "shell_call",
             "id": format!("sh_{}", super::random_hex(40)),
@@ -259,8 +311,68 @@ pub fn local_message(playbook: &Playbook, index: usize) -> TurnOutput {
     }
 }
 
-fn expand(command: &str) -> String {
-    command.replace("{{northstar_script}}", NORTHSTAR_SCRIPT)
+/// One command of a turn, expanded for an environment, with its call's time limit.
+pub struct Command {
+    pub text: String,
+    pub timeout: Duration,
+}
+
+/// Every command of `turn`'s calls, in order, expanded for `dirs`.
+pub fn commands_of(turn: &Turn, dirs: Dirs) -> Vec<Command> {
+    turn.calls
+        .iter()
+        .flat_map(|call| {
+            let timeout = Duration::from_millis(call.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS));
+            call.commands.iter().map(move |c| Command {
+                text: expand(c, dirs),
+                timeout,
+            })
+        })
+        .collect()
+}
+
+/// A command's output as one text (stdout, then stderr), truncated as the hosted tool does, and
+/// its exit code (`None` when it timed out).
+pub fn combined_output(ran: &Ran) -> (String, Option<i32>) {
+    let text = format!("{}{}", ran.stdout, ran.stderr);
+    let code = match ran.outcome {
+        Outcome::Exit(code) => Some(code),
+        Outcome::Timeout => None,
+    };
+    (truncate(&text), code)
+}
+
+/// Where an environment keeps the uploaded statements and where the artifacts belong, as its
+/// agent is told (the `{{input_dir}}` and `{{output_dir}}` of a playbook).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dirs {
+    pub input: &'static str,
+    pub output: &'static str,
+}
+
+impl Dirs {
+    /// A hosted container, and vouch's local jail.
+    pub const MNT_DATA: Dirs = Dirs {
+        input: "/mnt/data",
+        output: "/mnt/data",
+    };
+    /// An Agents API session: inputs under `/workspace`, artifacts published from its `outputs`.
+    pub const AGENTS_API: Dirs = Dirs {
+        input: "/workspace",
+        output: "/workspace/outputs",
+    };
+    /// A `SandboxAgent`'s workspace: commands run in its root, wherever that is on the host.
+    pub const WORKSPACE_ROOT: Dirs = Dirs {
+        input: ".",
+        output: ".",
+    };
+}
+
+fn expand(command: &str, dirs: Dirs) -> String {
+    command
+        .replace("{{input_dir}}", dirs.input)
+        .replace("{{output_dir}}", dirs.output)
+        .replace("{{northstar_script}}", NORTHSTAR_SCRIPT)
 }
 
 fn chunk(ran: &Ran) -> Value {
@@ -300,9 +412,26 @@ mod tests {
 
     #[test]
     fn the_script_placeholder_expands_to_the_northstar_script() {
-        let c = expand("cat > a.py <<'EOF'\n{{northstar_script}}EOF");
+        let c = expand(
+            "cat > a.py <<'EOF'\n{{northstar_script}}EOF",
+            Dirs::MNT_DATA,
+        );
         assert!(c.contains("def find_default_input"));
         assert!(c.ends_with("sys.exit(main())\nEOF"));
+    }
+
+    #[test]
+    fn the_directory_placeholders_expand_to_the_environments_paths() {
+        let c = "ls {{input_dir}} && mkdir -p {{output_dir}}";
+        assert_eq!(
+            expand(c, Dirs::MNT_DATA),
+            "ls /mnt/data && mkdir -p /mnt/data"
+        );
+        assert_eq!(
+            expand(c, Dirs::AGENTS_API),
+            "ls /workspace && mkdir -p /workspace/outputs"
+        );
+        assert_eq!(expand(c, Dirs::WORKSPACE_ROOT), "ls . && mkdir -p .");
     }
 
     #[test]

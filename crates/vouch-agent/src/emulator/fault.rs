@@ -2,9 +2,11 @@
 //! an `x-vouch-fault` header (comma-separated).
 //!
 //! - KIND: `429` (rate limited, with `retry-after-ms` and `retry-after`), `500` (server error),
-//!   `slow` (the answer is delayed), `drop` (the connection is cut before an answer),
+//!   `slow` (the answer is delayed), `drop` (the connection is cut before an answer), `cut` (the
+//!   answer starts and the connection is cut after its first chunk — a stream's first event),
 //!   `incomplete` (`/responses` answers `status: incomplete`), `delete-fails` (deletions answer 500).
-//! - ROUTE: `files`, `containers`, `container-files`, `responses`, `delete` or `all`; the default
+//! - ROUTE: `files`, `containers`, `container-files`, `responses`, `sessions` (the Agents API),
+//!   `delete` or `all`; the default
 //!   is `all` for 429/500/drop, `responses` for slow/incomplete and `delete` for delete-fails.
 //! - WHEN: `first` (the first attempt of each request, told by `x-stainless-retry-count: 0` or its
 //!   absence; the default for 429/500/drop, so a retrying client recovers), `always` (the default
@@ -18,6 +20,9 @@ pub enum FaultKind {
     ServerError,
     Slow,
     Drop,
+    /// The answer starts, then the connection is cut after its first chunk (an event stream's
+    /// first event).
+    Cut,
     Incomplete,
     DeleteFails,
 }
@@ -28,6 +33,8 @@ pub enum Route {
     Containers,
     ContainerFiles,
     Responses,
+    /// The Agents API: `/agents/sessions` and everything under it.
+    Sessions,
     Delete,
     All,
 }
@@ -47,7 +54,7 @@ pub struct Fault {
 }
 
 #[derive(Debug, thiserror::Error)]
-#[error("bad fault `{given}`: {why} (expected KIND[@ROUTE][:WHEN], KIND one of 429, 500, slow, drop, incomplete, delete-fails)")]
+#[error("bad fault `{given}`: {why} (expected KIND[@ROUTE][:WHEN], KIND one of 429, 500, slow, drop, cut, incomplete, delete-fails)")]
 pub struct FaultError {
     given: String,
     why: String,
@@ -81,6 +88,7 @@ impl Fault {
             "500" => FaultKind::ServerError,
             "slow" => FaultKind::Slow,
             "drop" => FaultKind::Drop,
+            "cut" => FaultKind::Cut,
             "incomplete" => FaultKind::Incomplete,
             "delete-fails" => FaultKind::DeleteFails,
             _ => return Err(err("unknown KIND")),
@@ -95,13 +103,12 @@ impl Fault {
             Some("containers") => Route::Containers,
             Some("container-files") => Route::ContainerFiles,
             Some("responses") => Route::Responses,
+            Some("sessions") => Route::Sessions,
             Some("delete") => Route::Delete,
             Some("all") => Route::All,
-            Some(_) => {
-                return Err(err(
-                    "ROUTE is files, containers, container-files, responses, delete or all",
-                ))
-            }
+            Some(_) => return Err(err(
+                "ROUTE is files, containers, container-files, responses, sessions, delete or all",
+            )),
         };
         let when = when.unwrap_or(match kind {
             FaultKind::RateLimited | FaultKind::ServerError | FaultKind::Drop => When::First,
@@ -127,6 +134,7 @@ impl fmt::Display for Fault {
             FaultKind::ServerError => "500",
             FaultKind::Slow => "slow",
             FaultKind::Drop => "drop",
+            FaultKind::Cut => "cut",
             FaultKind::Incomplete => "incomplete",
             FaultKind::DeleteFails => "delete-fails",
         };
@@ -135,6 +143,7 @@ impl fmt::Display for Fault {
             Route::Containers => "containers",
             Route::ContainerFiles => "container-files",
             Route::Responses => "responses",
+            Route::Sessions => "sessions",
             Route::Delete => "delete",
             Route::All => "all",
         };
@@ -156,6 +165,7 @@ pub fn route_of(path: &str) -> Route {
         (Some("containers"), Some(_), Some("files")) => Route::ContainerFiles,
         (Some("containers"), _, _) => Route::Containers,
         (Some("responses"), _, _) => Route::Responses,
+        (Some("agents"), Some("sessions"), _) => Route::Sessions,
         _ => Route::All,
     }
 }

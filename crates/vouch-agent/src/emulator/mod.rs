@@ -1,5 +1,6 @@
 //! A local emulator of the OpenAI endpoints a hosted-sandbox run uses, faithful to the wire facts
-//! (`shared/docs/openai-api.md`): files, containers, container files and `/responses`, under
+//! (`shared/docs/openai-api.md`, `docs/openai-wire.md`): files, containers, container files,
+//! `/responses` and the Agents API's sessions (see [`sessions`]), under
 //! `/v1`, with in-memory state, the `{"error": {...}}` body and status codes, cursor pagination,
 //! ids in the real formats, `x-request-id` on every answer, and a scripted agent (see [`agent`])
 //! that runs a playbook's shell commands for real in each container's private directory under
@@ -7,7 +8,7 @@
 //!
 //! Limits: one process, state lost on exit; uploads are capped at 64 MiB; container directories
 //! live under the system temp directory and are removed with their container (and when the
-//! emulator is dropped). Streaming and background responses are not emulated.
+//! emulator is dropped). Background responses are not emulated.
 
 pub mod agent;
 mod containers;
@@ -15,6 +16,7 @@ pub mod fault;
 mod files;
 mod page;
 mod responses;
+mod sessions;
 
 use crate::run::wire::{Container, FileObject};
 use crate::sandbox::Sandbox;
@@ -91,6 +93,8 @@ struct Store {
     call_turns: HashMap<String, usize>,
     /// shell call id → the container it ran in (a `container_auto` conversation's container).
     call_containers: HashMap<String, String>,
+    /// The Agents API's sessions, oldest first.
+    sessions: Vec<sessions::StoredSession>,
 }
 
 struct StoredFile {
@@ -133,6 +137,8 @@ impl Running {
     }
 
     pub async fn stop(mut self) {
+        // A session's open event subscriptions end with it; the graceful shutdown waits for them.
+        self.emulator.store().sessions.clear();
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -186,6 +192,11 @@ impl Emulator {
     pub fn counts(&self) -> (usize, usize) {
         let s = lock(&self.shared.state);
         (s.files.len(), s.containers.len())
+    }
+
+    /// How many responses the emulator has answered and still stores.
+    pub fn response_count(&self) -> usize {
+        lock(&self.shared.state).responses.len()
     }
 
     /// Bind `addr` and serve in the background.
@@ -242,6 +253,33 @@ impl Emulator {
                 get(containers::container_file_content),
             )
             .route("/responses", post(responses::create_response))
+            .route(
+                "/agents/sessions",
+                post(sessions::create_session).get(sessions::list_sessions),
+            )
+            .route(
+                "/agents/sessions/{id}",
+                get(sessions::get_session).delete(sessions::delete_session),
+            )
+            .route(
+                "/agents/sessions/{id}/events",
+                get(sessions::stream_events).post(sessions::post_events),
+            )
+            .route(
+                "/agents/sessions/{id}/artifacts",
+                get(sessions::list_artifacts),
+            )
+            .route(
+                "/agents/sessions/{id}/artifacts/{aid}",
+                get(sessions::get_artifact).delete(sessions::delete_artifact),
+            )
+            .route(
+                "/agents/sessions/{id}/artifacts/{aid}/content",
+                get(sessions::artifact_content),
+            )
+            .route("/agents/sessions/{id}/items", get(sessions::list_items))
+            .route("/agents/sessions/{id}/turns", get(sessions::list_turns))
+            .route("/agents/sessions/{id}/turns/{tid}", get(sessions::get_turn))
             .route(
                 "/responses/{id}",
                 get(responses::get_response).delete(responses::delete_response),
@@ -339,6 +377,7 @@ async fn gate(State(emu): State<Emulator>, mut req: Request, next: Next) -> Resp
                 let kinds = emu.active_faults(route, is_delete, attempt, header_faults);
                 match faulted(&emu, &kinds, &mut req).await {
                     Some(answer) => answer,
+                    None if kinds.contains(&FaultKind::Cut) => cut(next.run(req).await),
                     None => next.run(req).await,
                 }
             }
@@ -353,6 +392,21 @@ async fn gate(State(emu): State<Emulator>, mut req: Request, next: Next) -> Resp
         headers.insert("openai-processing-ms", v);
     }
     response
+}
+
+/// The `cut` fault: the answer's head and first chunk, then a broken connection.
+fn cut(answer: Response) -> Response {
+    use futures_util::StreamExt;
+    let (mut parts, body) = answer.into_parts();
+    // The length would promise more than is sent.
+    parts.headers.remove(header::CONTENT_LENGTH);
+    let first = body.into_data_stream().take(1);
+    let broken = futures_util::stream::once(async {
+        Err::<Bytes, axum::Error>(axum::Error::new(std::io::Error::other(
+            "connection cut (fault)",
+        )))
+    });
+    Response::from_parts(parts, Body::from_stream(first.chain(broken)))
 }
 
 /// Apply the faults that answer instead of the handler; `slow` waits, `incomplete` marks.

@@ -70,8 +70,10 @@ pub(super) async fn create_response(
     // The shell tool and its container (`container_auto`: made for this conversation, below).
     let mut container_id = None;
     let mut auto: Option<ContainerSettings> = None;
-    // `local`: the client runs the commands and sends their outputs back.
+    // `local`, or a SandboxAgent's `exec_command` function: the client runs the commands and
+    // sends their outputs back.
     let mut local = false;
+    let mut exec_command = false;
     for (i, tool) in tools.iter().enumerate() {
         match tool.get("type").and_then(Value::as_str) {
             Some("shell") => {
@@ -99,6 +101,11 @@ pub(super) async fn create_response(
                     Some(other) => return Err(ApiErr::invalid(&format!("tools[{i}].environment.type"), format!("The emulator supports only 'container_reference', 'container_auto' and 'local' shell environments, not '{other}'."))),
                     None => return Err(ApiErr::missing(&format!("tools[{i}].environment"))),
                 }
+            }
+            Some("function")
+                if tool.get("name").and_then(Value::as_str) == Some(agent::EXEC_COMMAND) =>
+            {
+                exec_command = true;
             }
             Some(_) => {}
             None => return Err(ApiErr::missing(&format!("tools[{i}].type"))),
@@ -129,7 +136,12 @@ pub(super) async fn create_response(
         .and_then(|(_, out)| out.as_array())
         .into_iter()
         .flatten()
-        .filter(|i| i.get("type").and_then(Value::as_str) == Some("shell_call"))
+        .filter(|i| {
+            matches!(
+                i.get("type").and_then(Value::as_str),
+                Some("shell_call" | "function_call")
+            )
+        })
         .filter_map(|i| i.get("call_id").and_then(Value::as_str).map(str::to_string))
         .collect();
     for (i, item) in items.iter().enumerate() {
@@ -142,16 +154,24 @@ pub(super) async fn create_response(
         let kind = item.get("type").and_then(Value::as_str);
         let call_id = item.get("call_id").and_then(Value::as_str);
         match (kind, call_id) {
-            (Some("shell_call"), Some(id)) => calls.push(id.to_string()),
-            (Some("shell_call_output"), Some(id)) if !calls.iter().any(|c| c == id) => {
+            (Some("shell_call" | "function_call"), Some(id)) => calls.push(id.to_string()),
+            (Some(k @ ("shell_call_output" | "function_call_output")), Some(id))
+                if !calls.iter().any(|c| c == id) =>
+            {
+                let what = if k == "shell_call_output" {
+                    "shell call"
+                } else {
+                    "function call"
+                };
                 return Err(ApiErr::invalid(
                     &format!("input[{i}]"),
-                    format!("No tool call found for shell call output with call_id {id}."),
+                    format!("No tool call found for {what} output with call_id {id}."),
                 ));
             }
-            (Some("shell_call" | "shell_call_output"), None) => {
-                return Err(ApiErr::missing(&format!("input[{i}].call_id")))
-            }
+            (
+                Some("shell_call" | "shell_call_output" | "function_call" | "function_call_output"),
+                None,
+            ) => return Err(ApiErr::missing(&format!("input[{i}].call_id"))),
             (None, _) if item.get("role").is_none() => {
                 return Err(ApiErr::missing(&format!("input[{i}].type")))
             }
@@ -198,13 +218,21 @@ pub(super) async fn create_response(
         });
     }
     let shell_allowed = tool_choice.as_ref().and_then(Value::as_str) != Some("none");
-    let (turn, local_output) = if local && shell_allowed {
+    // The client's own shell: the shell tool's `local` environment, else `exec_command` (when
+    // no hosted container is named).
+    let client_shell = match (local, exec_command && container_id.is_none()) {
+        (true, _) => Some(agent::ClientShell::Local),
+        (false, true) => Some(agent::ClientShell::ExecCommand),
+        _ => None,
+    };
+    let (turn, local_output) = if let (Some(shell), true) = (client_shell, shell_allowed) {
         let (turn, output) = local_turn(
             &emu,
             &calls,
             &items,
             previous.as_ref().map(|p| p.0),
             cut.is_some(),
+            shell,
         )?;
         (turn, Some(output))
     } else {
@@ -362,10 +390,16 @@ fn local_turn(
     items: &[Value],
     previous_turn: Option<usize>,
     cut_short: bool,
+    shell: agent::ClientShell,
 ) -> Result<(usize, agent::TurnOutput), ApiErr> {
     let answered: Vec<&str> = items
         .iter()
-        .filter(|i| i.get("type").and_then(Value::as_str) == Some("shell_call_output"))
+        .filter(|i| {
+            matches!(
+                i.get("type").and_then(Value::as_str),
+                Some("shell_call_output" | "function_call_output")
+            )
+        })
         .filter_map(|i| i.get("call_id").and_then(Value::as_str))
         .collect();
     let store = emu.store();
@@ -379,19 +413,23 @@ fn local_turn(
             .filter(|c| store.call_turns.get(*c) == Some(&t))
             .find(|c| !answered.contains(&c.as_str()));
         if let Some(c) = unanswered {
+            let what = match shell {
+                agent::ClientShell::Local => "shell call",
+                agent::ClientShell::ExecCommand => "function call",
+            };
             return Err(ApiErr::invalid(
                 "input",
-                format!("No tool output found for shell call {c}."),
+                format!("No tool output found for {what} {c}."),
             ));
         }
     }
     let playbook = &emu.shared.config.playbook;
     Ok(match latest {
         Some(t) if playbook.has_message(t) => (t, agent::local_message(playbook, t)),
-        Some(t) => (t + 1, agent::local_calls(playbook, t + 1, cut_short)),
+        Some(t) => (t + 1, agent::local_calls(playbook, t + 1, cut_short, shell)),
         None => {
             let t = previous_turn.map_or(0, |p| p + 1);
-            (t, agent::local_calls(playbook, t, cut_short))
+            (t, agent::local_calls(playbook, t, cut_short, shell))
         }
     })
 }

@@ -10,6 +10,7 @@
 
 use super::wire::{
     Container, ContainerCreate, ContainerFile, Deleted, ErrorBody, FileObject, Page, Response,
+    SessionArtifact,
 };
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT};
 use reqwest::{Method, StatusCode};
@@ -185,7 +186,11 @@ impl Client {
 
     /// `DELETE /files/{id}`; the answer must say `deleted: true`.
     pub async fn delete_file(&self, id: &str) -> Result<(), ApiError> {
-        let path = format!("/files/{id}");
+        self.delete_checked(format!("/files/{id}")).await
+    }
+
+    /// A DELETE whose answer must say `deleted: true`.
+    async fn delete_checked(&self, path: String) -> Result<(), ApiError> {
         let deleted: Deleted = self.json(Method::DELETE, &path, Body::None).await?;
         if deleted.deleted {
             Ok(())
@@ -221,29 +226,7 @@ impl Client {
 
     /// Every file of a container, walking the cursor pages (`after` = the last item's id).
     pub async fn list_container_files(&self, cid: &str) -> Result<Vec<ContainerFile>, ApiError> {
-        let mut all = Vec::new();
-        let mut after: Option<String> = None;
-        for _ in 0..MAX_PAGES {
-            let mut path = format!("/containers/{cid}/files?limit=100&order=asc");
-            if let Some(a) = &after {
-                path.push_str("&after=");
-                path.push_str(a);
-            }
-            let page: Page<ContainerFile> = self.json(Method::GET, &path, Body::None).await?;
-            let more = page.has_more.unwrap_or(!page.data.is_empty());
-            let last = page.data.last().map(|f| f.id.clone());
-            all.extend(page.data);
-            match (more, last) {
-                (true, Some(last)) => after = Some(last),
-                _ => return Ok(all),
-            }
-        }
-        Err(ApiError::Decode {
-            method: "GET".into(),
-            path: format!("/containers/{cid}/files"),
-            why: format!("more than {MAX_PAGES} pages"),
-            request_id: None,
-        })
+        self.walk_pages(&format!("/containers/{cid}/files")).await
     }
 
     /// The raw bytes of a container file, at most `limit` bytes.
@@ -301,8 +284,51 @@ impl Client {
         accept: Option<&str>,
         limit: u64,
     ) -> Result<(Vec<u8>, Option<String>), ApiError> {
-        let url = format!("{}{}", self.config.base_url, path);
         let mut attempt: u32 = 0;
+        loop {
+            let (response, request_id, tried) = self
+                .open(method.clone(), path, &body, accept, attempt)
+                .await?;
+            attempt = tried;
+            match read_capped(response, limit).await {
+                Ok(Some(bytes)) => return Ok((bytes, request_id)),
+                Ok(None) => {
+                    return Err(ApiError::TooLarge {
+                        method: method.to_string(),
+                        path: path.to_string(),
+                        limit,
+                    })
+                }
+                Err(e) => {
+                    // The connection dropped mid-body: a connection error, retried.
+                    if attempt < self.config.max_retries {
+                        tokio::time::sleep(backoff(attempt)).await;
+                        attempt += 1;
+                        continue;
+                    }
+                    return Err(ApiError::Transport {
+                        method: method.to_string(),
+                        path: path.to_string(),
+                        why: describe(&e),
+                        attempts: attempt + 1,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Send until an answer is a success (retrying as the SDK does, from attempt `attempt`): the
+    /// answer, unread, its request id, and the attempt it came on. Agents API paths carry the
+    /// beta header.
+    async fn open(
+        &self,
+        method: Method,
+        path: &str,
+        body: &Body<'_>,
+        accept: Option<&str>,
+        mut attempt: u32,
+    ) -> Result<(reqwest::Response, Option<String>, u32), ApiError> {
+        let url = format!("{}{}", self.config.base_url, path);
         loop {
             let mut req = self
                 .http
@@ -310,7 +336,10 @@ impl Client {
                 .bearer_auth(&self.config.api_key)
                 .header(ACCEPT, accept.unwrap_or("application/json"))
                 .header("x-stainless-retry-count", attempt.to_string());
-            req = match &body {
+            if path.starts_with("/agents/") {
+                req = req.header("OpenAI-Beta", "agents=v1");
+            }
+            req = match body {
                 Body::None => req,
                 Body::Json(v) => req.json(v),
                 Body::Upload {
@@ -330,12 +359,6 @@ impl Client {
                 }
             };
             let retries_left = attempt < self.config.max_retries;
-            let transport = |why: String| ApiError::Transport {
-                method: method.to_string(),
-                path: path.to_string(),
-                why,
-                attempts: attempt + 1,
-            };
             let response = match req.send().await {
                 Ok(r) => r,
                 Err(e) => {
@@ -344,7 +367,12 @@ impl Client {
                         attempt += 1;
                         continue;
                     }
-                    return Err(transport(describe(&e)));
+                    return Err(ApiError::Transport {
+                        method: method.to_string(),
+                        path: path.to_string(),
+                        why: describe(&e),
+                        attempts: attempt + 1,
+                    });
                 }
             };
             let status = response.status();
@@ -354,25 +382,7 @@ impl Client {
                 self.log.push(id.clone());
             }
             if status.is_success() {
-                match read_capped(response, limit).await {
-                    Ok(Some(bytes)) => return Ok((bytes, request_id)),
-                    Ok(None) => {
-                        return Err(ApiError::TooLarge {
-                            method: method.to_string(),
-                            path: path.to_string(),
-                            limit,
-                        })
-                    }
-                    Err(e) => {
-                        // The connection dropped mid-body: a connection error, retried.
-                        if retries_left {
-                            tokio::time::sleep(backoff(attempt)).await;
-                            attempt += 1;
-                            continue;
-                        }
-                        return Err(transport(describe(&e)));
-                    }
-                }
+                return Ok((response, request_id, attempt));
             }
             let body = read_capped(response, MAX_JSON_BYTES)
                 .await
@@ -415,6 +425,220 @@ impl Client {
             });
         }
     }
+
+    /// `POST /agents/sessions` with `stream: true`: the session's event stream. The request is
+    /// retried as any other until an answer starts; a stream cut later is the caller's to
+    /// recover from (by polling the session), never re-sent, which would make a second session.
+    pub async fn create_session_stream(&self, body: &Value) -> Result<EventStream, ApiError> {
+        let (response, _, _) = self
+            .open(
+                Method::POST,
+                "/agents/sessions",
+                &Body::Json(body),
+                Some("text/event-stream"),
+                0,
+            )
+            .await?;
+        Ok(EventStream {
+            response,
+            buffer: Vec::new(),
+            finished: false,
+        })
+    }
+
+    /// `GET /agents/sessions/{id}`.
+    pub async fn get_session(&self, id: &str) -> Result<Value, ApiError> {
+        self.json(Method::GET, &format!("/agents/sessions/{id}"), Body::None)
+            .await
+    }
+
+    /// `POST /agents/sessions/{id}/events` with `events` (the answer's body is not read).
+    pub async fn post_session_events(&self, id: &str, events: &Value) -> Result<(), ApiError> {
+        let body = serde_json::json!({ "events": events });
+        self.send(
+            Method::POST,
+            &format!("/agents/sessions/{id}/events"),
+            Body::Json(&body),
+            Some("*/*"),
+            MAX_JSON_BYTES,
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// `DELETE /agents/sessions/{id}`; the answer must say `deleted: true`.
+    pub async fn delete_session(&self, id: &str) -> Result<(), ApiError> {
+        self.delete_checked(format!("/agents/sessions/{id}")).await
+    }
+
+    /// Every artifact of a session, walking the cursor pages.
+    pub async fn list_session_artifacts(&self, id: &str) -> Result<Vec<SessionArtifact>, ApiError> {
+        self.walk_pages(&format!("/agents/sessions/{id}/artifacts"))
+            .await
+    }
+
+    /// The raw bytes of a session artifact, at most `limit` bytes.
+    pub async fn download_session_artifact(
+        &self,
+        sid: &str,
+        aid: &str,
+        limit: u64,
+    ) -> Result<Vec<u8>, ApiError> {
+        let path = format!("/agents/sessions/{sid}/artifacts/{aid}/content");
+        self.send(
+            Method::GET,
+            &path,
+            Body::None,
+            Some("application/octet-stream"),
+            limit,
+        )
+        .await
+        .map(|(bytes, _)| bytes)
+    }
+
+    /// Every item of a list endpoint (`after` = the last item's id, 100 a page, oldest first).
+    async fn walk_pages<T: DeserializeOwned + HasId>(
+        &self,
+        base: &str,
+    ) -> Result<Vec<T>, ApiError> {
+        let mut all = Vec::new();
+        let mut after: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let mut path = format!("{base}?limit=100&order=asc");
+            if let Some(a) = &after {
+                path.push_str("&after=");
+                path.push_str(a);
+            }
+            let page: Page<T> = self.json(Method::GET, &path, Body::None).await?;
+            let more = page.has_more.unwrap_or(!page.data.is_empty());
+            let last = page.data.last().map(|f| f.id().to_string());
+            all.extend(page.data);
+            match (more, last) {
+                (true, Some(last)) => after = Some(last),
+                _ => return Ok(all),
+            }
+        }
+        Err(ApiError::Decode {
+            method: "GET".into(),
+            path: base.to_string(),
+            why: format!("more than {MAX_PAGES} pages"),
+            request_id: None,
+        })
+    }
+}
+
+/// An item of a cursor-paged list.
+pub trait HasId {
+    fn id(&self) -> &str;
+}
+
+impl HasId for ContainerFile {
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl HasId for SessionArtifact {
+    fn id(&self) -> &str {
+        &self.id
+    }
+}
+
+/// Bytes one server-sent event may hold at most: a bigger one ends the stream with an error.
+const MAX_EVENT_BYTES: usize = 16 << 20;
+
+/// A server-sent event stream being read: each `data:` payload (the lines of one event joined)
+/// parsed as JSON, comments and data-less events skipped, `[DONE]` or the end of the body ending
+/// it.
+pub struct EventStream {
+    response: reqwest::Response,
+    buffer: Vec<u8>,
+    finished: bool,
+}
+
+impl EventStream {
+    /// The next event, `None` at the end; an error when the connection breaks or an event is
+    /// not JSON.
+    pub async fn next(&mut self) -> Result<Option<Value>, String> {
+        loop {
+            if let Some((frame, rest)) = split_frame(&self.buffer) {
+                let frame = frame.to_vec();
+                self.buffer.drain(..rest);
+                match parse_frame(&frame)? {
+                    Some(Frame::Done) => {
+                        self.finished = true;
+                        return Ok(None);
+                    }
+                    Some(Frame::Event(v)) => return Ok(Some(v)),
+                    None => continue,
+                }
+            }
+            if self.finished {
+                return Ok(None);
+            }
+            match self.response.chunk().await {
+                Ok(Some(chunk)) => {
+                    self.buffer.extend_from_slice(&chunk);
+                    if self.buffer.len() > MAX_EVENT_BYTES {
+                        return Err(format!(
+                            "an event of the stream is over {MAX_EVENT_BYTES} bytes"
+                        ));
+                    }
+                }
+                Ok(None) => {
+                    self.finished = true;
+                    // A last event without its blank line still counts.
+                    let rest = std::mem::take(&mut self.buffer);
+                    return match parse_frame(&rest)? {
+                        Some(Frame::Event(v)) => Ok(Some(v)),
+                        _ => Ok(None),
+                    };
+                }
+                Err(e) => return Err(format!("the event stream broke: {}", describe(&e))),
+            }
+        }
+    }
+}
+
+enum Frame {
+    Event(Value),
+    Done,
+}
+
+/// The first complete event of `buf` (up to its blank line) and where the rest starts.
+fn split_frame(buf: &[u8]) -> Option<(&[u8], usize)> {
+    let mut i = 0;
+    while i < buf.len() {
+        // A blank line: "\n\n", "\r\n\r\n" or "\r\r".
+        for sep in [&b"\r\n\r\n"[..], b"\n\n", b"\r\r"] {
+            if buf[i..].starts_with(sep) {
+                return Some((&buf[..i], i + sep.len()));
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// One event's `data:` lines, joined; `None` for comments and events without data.
+fn parse_frame(frame: &[u8]) -> Result<Option<Frame>, String> {
+    let text = String::from_utf8_lossy(frame);
+    let mut data: Vec<&str> = Vec::new();
+    for line in text.split(['\n', '\r']) {
+        if let Some(rest) = line.strip_prefix("data:") {
+            data.push(rest.strip_prefix(' ').unwrap_or(rest));
+        }
+    }
+    if data.is_empty() {
+        return Ok(None);
+    }
+    let payload = data.join("\n");
+    if payload.trim() == "[DONE]" {
+        return Ok(Some(Frame::Done));
+    }
+    serde_json::from_str(&payload)
+        .map(|v| Some(Frame::Event(v)))
+        .map_err(|e| format!("an event of the stream is not JSON: {e}"))
 }
 
 fn guess_mime(file_name: &str) -> &'static str {

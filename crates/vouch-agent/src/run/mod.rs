@@ -7,6 +7,7 @@
 //! whatever happens — success, error, rejection, Ctrl-C — unless `keep`; a failed deletion is
 //! reported and recorded in `run.json`. Trials run concurrently, at most `concurrency` at once.
 
+mod agents_api;
 pub mod client;
 mod local;
 pub mod progress;
@@ -60,6 +61,9 @@ pub enum Environment {
     /// runs them under bubblewrap (the `--reexecute` jail) in a private `/mnt/data` holding only
     /// the source, answers with their outputs, and collects the six files from there.
     Local,
+    /// The beta Agents API: a session with an `openai_hosted` environment holding the upload;
+    /// vouch follows its event stream and downloads the artifacts its turn published.
+    AgentsApi,
 }
 
 impl Environment {
@@ -68,6 +72,7 @@ impl Environment {
             Environment::Reference => "reference",
             Environment::Auto => "auto",
             Environment::Local => "local",
+            Environment::AgentsApi => "agents-api",
         }
     }
 }
@@ -158,6 +163,8 @@ pub(crate) struct Progressed {
     /// A `container_auto` request was sent, so the API may have made a container vouch has not
     /// learned the id of.
     auto_requested: bool,
+    /// A session was requested (`agents-api`), so one may exist that vouch has not learned.
+    session_requested: bool,
 }
 
 async fn trial(
@@ -198,6 +205,17 @@ async fn trial(
     }
     line.stage(Stage::CleaningUp);
     let mut cleanup = clean_up(api, &done.ids, plan.keep).await;
+    if plan.environment == Environment::AgentsApi && !plan.keep && done.ids.session_id.is_none() {
+        // A session was asked for but its stream never named it: it cannot be deleted.
+        cleanup.session_deleted = Some(!done.session_requested);
+        if done.session_requested {
+            cleanup.errors.push(
+                "the session the API made was never named by its event stream, so vouch cannot \
+                 delete it"
+                    .into(),
+            );
+        }
+    }
     if done.auto_requested && done.ids.container_id.is_none() && !plan.keep {
         // No shell call named the container the API made (if it made one): it cannot be deleted.
         cleanup.container_deleted = false;
@@ -315,8 +333,10 @@ async fn work(
     line: &TrialLine,
     done: &mut Progressed,
 ) -> Result<(), String> {
-    if plan.environment == Environment::Local {
-        return local::work(plan, api, dir, line, done).await;
+    match plan.environment {
+        Environment::Local => return local::work(plan, api, dir, line, done).await,
+        Environment::AgentsApi => return agents_api::work(plan, api, dir, line, done).await,
+        Environment::Reference | Environment::Auto => {}
     }
     let fail = |e: ApiError| e.to_string();
     line.stage(Stage::Uploading);
@@ -343,7 +363,7 @@ async fn work(
             done.ids.container_id = Some(container.id.clone());
             Some(container.id)
         }
-        Environment::Auto | Environment::Local => None,
+        Environment::Auto | Environment::Local | Environment::AgentsApi => None,
     };
     let mut shell = Hosted {
         container_id,
@@ -374,26 +394,37 @@ async fn work(
             sha256: None,
             skipped: None,
         };
-        match api
+        let got = api
             .download_container_file(&container_id, &file.id, limit)
-            .await
-        {
-            Ok(bytes) => {
-                rec.bytes = bytes.len() as u64;
-                rec.sha256 = Some(sha256_hex(&bytes));
-                std::fs::write(bundle_dir.join(name), &bytes).map_err(|e| {
-                    format!("cannot write `{}`: {e}", bundle_dir.join(name).display())
-                })?;
-            }
-            Err(ApiError::TooLarge { limit, .. }) => {
-                rec.skipped = Some(format!("over the {limit}-byte limit; not downloaded"));
-            }
-            Err(e) => return Err(e.to_string()),
-        }
+            .await;
+        keep_download(&bundle_dir, &mut rec, got)?;
         done.artifacts.push(rec);
     }
     done.downloaded = true;
     Ok(())
+}
+
+/// Write a downloaded artifact into `bundle/` and record its size and hash; one over the size
+/// limit is recorded as skipped; any other failure ends the download.
+pub(crate) fn keep_download(
+    bundle_dir: &Path,
+    rec: &mut ArtifactRecord,
+    got: Result<Vec<u8>, ApiError>,
+) -> Result<(), String> {
+    match got {
+        Ok(bytes) => {
+            rec.bytes = bytes.len() as u64;
+            rec.sha256 = Some(sha256_hex(&bytes));
+            let path = bundle_dir.join(&rec.name);
+            std::fs::write(&path, &bytes)
+                .map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+        }
+        Err(ApiError::TooLarge { limit, .. }) => {
+            rec.skipped = Some(format!("over the {limit}-byte limit; not downloaded"));
+            Ok(())
+        }
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// The agent's side of the shell: what the tool says each turn, and what vouch does with a
@@ -548,7 +579,7 @@ pub fn pick_artifact<'a>(files: &'a [ContainerFile], name: &str) -> Option<&'a C
         })
 }
 
-/// Delete the container, then the file; a 404 means it is already gone.
+/// Delete the session or the container, then the file; a 404 means it is already gone.
 async fn clean_up(api: &Client, ids: &Ids, keep: bool) -> Cleanup {
     let mut cleanup = Cleanup {
         kept: keep,
@@ -565,6 +596,10 @@ async fn clean_up(api: &Client, ids: &Ids, keep: bool) -> Cleanup {
             false
         }
     };
+    if let Some(sid) = &ids.session_id {
+        let r = agents_api::delete_session(api, sid).await;
+        cleanup.session_deleted = Some(gone(r, &mut cleanup.errors, "session"));
+    }
     match &ids.container_id {
         Some(cid) => {
             let r = api.delete_container(cid).await;

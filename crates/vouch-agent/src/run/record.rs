@@ -43,6 +43,9 @@ pub struct Ids {
     pub file_id: Option<String>,
     pub container_id: Option<String>,
     pub response_ids: Vec<String>,
+    /// The Agents API session (`--environment agents-api`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }
 
 /// What the clean-up achieved. `container_deleted`/`file_deleted` say "nothing of this kind is
@@ -55,6 +58,9 @@ pub struct Cleanup {
     /// `--keep` was given: nothing was deleted on purpose.
     #[serde(default)]
     pub kept: bool,
+    /// The Agents API session is gone (`--environment agents-api`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_deleted: Option<bool>,
 }
 
 /// One downloaded (or skipped) artifact.
@@ -91,8 +97,9 @@ pub struct RunRecord {
     pub verdict: Option<String>,
     pub api_base_url: String,
     /// How the agent's sandbox was made: `reference` (vouch created the container; the
-    /// tutorial's flow) or `auto` (`container_auto`). Absent in run.json files written before it
-    /// was recorded, which were all `reference`.
+    /// tutorial's flow), `auto` (`container_auto`), `local` (vouch's jail) or `agents-api` (an
+    /// Agents API session). Absent in run.json files written before it was recorded, which were
+    /// all `reference`.
     #[serde(default = "reference")]
     pub environment: String,
     pub artifacts: Vec<ArtifactRecord>,

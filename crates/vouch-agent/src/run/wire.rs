@@ -124,6 +124,20 @@ pub struct ContainerFile {
     pub source: String,
 }
 
+/// An artifact of an Agents API session: a file a completed turn published from
+/// `/workspace/outputs` (`path` is where it was).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SessionArtifact {
+    pub id: String,
+    pub path: String,
+    #[serde(default)]
+    pub size_bytes: u64,
+    #[serde(default)]
+    pub created_at: i64,
+    #[serde(default)]
+    pub turn_id: Option<String>,
+}
+
 /// A cursor page: `{"object":"list","data":[...],"first_id","last_id","has_more"}`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Page<T> {
