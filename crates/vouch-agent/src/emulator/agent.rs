@@ -144,6 +144,8 @@ impl Playbook {
 pub struct TurnOutput {
     pub items: Vec<Value>,
     pub call_ids: Vec<String>,
+    /// Per call, which command of its turn it runs (`exec_command` calls run one each).
+    pub steps: Vec<usize>,
 }
 
 /// Play turn `index` of `playbook` in `data_dir`. Past the last turn the agent only answers.
@@ -208,7 +210,12 @@ pub async fn play(
             "content": [{"type": "output_text", "text": text, "annotations": []}],
         }));
     }
-    Ok(TurnOutput { items, call_ids })
+    let steps = vec![0; call_ids.len()];
+    Ok(TurnOutput {
+        items,
+        call_ids,
+        steps,
+    })
 }
 
 /// How a client that runs the commands itself is asked to: the shell tool's `local` environment
@@ -224,16 +231,10 @@ pub enum ClientShell {
 /// The function tool a `SandboxAgent` runs commands with.
 pub const EXEC_COMMAND: &str = "exec_command";
 
-/// The client runs the commands (`{"type":"local"}`, or `exec_command`). Turn `index`'s calls,
+/// The shell tool's `local` environment: the client runs the commands. Turn `index`'s calls,
 /// unexecuted (the client answers each in its next request); a turn without calls gives its
-/// message. `cut_short` gives the first call only. An `exec_command` call takes one command, so
-/// each command of a playbook call is a call of its own.
-pub fn local_calls(
-    playbook: &Playbook,
-    index: usize,
-    cut_short: bool,
-    shell: ClientShell,
-) -> TurnOutput {
+/// message. `cut_short` gives the first call only.
+pub fn local_calls(playbook: &Playbook, index: usize, cut_short: bool) -> TurnOutput {
     let fallback = fallback();
     let turn = playbook.turn(index, &fallback);
     if turn.calls.is_empty() {
@@ -247,31 +248,14 @@ pub fn local_calls(
     let mut out = TurnOutput {
         items: Vec::new(),
         call_ids: Vec::new(),
-    };
-    let dirs = match shell {
-        ClientShell::Local => Dirs::MNT_DATA,
-        ClientShell::ExecCommand => Dirs::WORKSPACE_ROOT,
+        steps: Vec::new(),
     };
     for call in calls {
-        let commands: Vec<String> = call.commands.iter().map(|c| expand(c, dirs)).collect();
-        if shell == ClientShell::ExecCommand {
-            for command in commands {
-                let call_id = format!("call_{}", super::random_alnum(24));
-                // Long enough for the script to finish; the SDK clamps it to 30 s.
-                let yield_ms = call.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS).min(30_000);
-                let arguments = json!({"cmd": command, "yield_time_ms": yield_ms}).to_string();
-                out.items.push(json!({
-                    "type": "function_call",
-                    "id": format!("fc_{}", super::random_hex(40)),
-                    "call_id": call_id,
-                    "name": EXEC_COMMAND,
-                    "arguments": arguments,
-                    "status": "completed",
-                }));
-                out.call_ids.push(call_id);
-            }
-            continue;
-        }
+        let commands: Vec<String> = call
+            .commands
+            .iter()
+            .map(|c| expand(c, Dirs::MNT_DATA))
+            .collect();
         let call_id = format!("call_{}", super::random_alnum(24));
         out.items.push(json!({
             "type": "shell_call",
@@ -286,8 +270,36 @@ pub fn local_calls(
             "environment": {"type": "local"},
         }));
         out.call_ids.push(call_id);
+        out.steps.push(0);
     }
     out
+}
+
+/// A `SandboxAgent`'s `exec_command`: command `step` of turn `index` as one `function_call` for
+/// the client to run, or `None` when the turn has no command left. One call a response: the SDK
+/// runs a response's function calls at once, and a turn's commands depend on each other.
+pub fn exec_command_call(playbook: &Playbook, index: usize, step: usize) -> Option<TurnOutput> {
+    let fallback = fallback();
+    let turn = playbook.turn(index, &fallback);
+    let command = commands_of(turn, Dirs::WORKSPACE_ROOT)
+        .into_iter()
+        .nth(step)?;
+    let call_id = format!("call_{}", super::random_alnum(24));
+    // Long enough for the script to finish; the SDK clamps it to 30 s.
+    let yield_ms = (command.timeout.as_millis() as u64).min(30_000);
+    let arguments = json!({"cmd": command.text, "yield_time_ms": yield_ms}).to_string();
+    Some(TurnOutput {
+        items: vec![json!({
+            "type": "function_call",
+            "id": format!("fc_{}", super::random_hex(40)),
+            "call_id": call_id,
+            "name": EXEC_COMMAND,
+            "arguments": arguments,
+            "status": "completed",
+        })],
+        call_ids: vec![call_id],
+        steps: vec![step],
+    })
 }
 
 /// The message that ends turn `index` (in the local environment it comes once the client has
@@ -308,6 +320,7 @@ pub fn local_message(playbook: &Playbook, index: usize) -> TurnOutput {
             "content": [{"type": "output_text", "text": text, "annotations": []}],
         })],
         call_ids: Vec::new(),
+        steps: Vec::new(),
     }
 }
 

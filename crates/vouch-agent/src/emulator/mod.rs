@@ -93,6 +93,8 @@ struct Store {
     call_turns: HashMap<String, usize>,
     /// shell call id → the container it ran in (a `container_auto` conversation's container).
     call_containers: HashMap<String, String>,
+    /// call id → which command of its turn it ran (`exec_command` calls run one command each).
+    call_steps: HashMap<String, usize>,
     /// The Agents API's sessions, oldest first.
     sessions: Vec<sessions::StoredSession>,
 }

@@ -263,6 +263,7 @@ pub(super) async fn create_response(
                 "content": [{"type": "output_text", "text": "I need a shell tool bound to a container to do this work.", "annotations": []}],
             })],
             call_ids: Vec::new(),
+            steps: Vec::new(),
         },
     };
     let input_chars = body
@@ -318,8 +319,9 @@ pub(super) async fn create_response(
     });
     {
         let mut store = emu.store();
-        for c in &output.call_ids {
+        for (c, step) in output.call_ids.iter().zip(&output.steps) {
             store.call_turns.insert(c.clone(), turn);
+            store.call_steps.insert(c.clone(), *step);
             if let Some(cid) = &container_id {
                 store.call_containers.insert(c.clone(), cid.clone());
             }
@@ -424,12 +426,39 @@ fn local_turn(
         }
     }
     let playbook = &emu.shared.config.playbook;
+    let next_turn = |latest: Option<usize>| match latest {
+        Some(t) => t + 1,
+        None => previous_turn.map_or(0, |p| p + 1),
+    };
+    if shell == agent::ClientShell::ExecCommand {
+        // One command a response: the next of the latest turn, else its message, else the next
+        // turn's first command (a turn without commands gives its message).
+        if let Some(t) = latest {
+            let step = calls
+                .iter()
+                .filter(|c| store.call_turns.get(*c) == Some(&t))
+                .filter_map(|c| store.call_steps.get(c))
+                .max()
+                .map_or(0, |s| s + 1);
+            if let Some(out) = agent::exec_command_call(playbook, t, step) {
+                return Ok((t, out));
+            }
+            if playbook.has_message(t) {
+                return Ok((t, agent::local_message(playbook, t)));
+            }
+        }
+        let t = next_turn(latest);
+        return Ok(match agent::exec_command_call(playbook, t, 0) {
+            Some(out) => (t, out),
+            None => (t, agent::local_message(playbook, t)),
+        });
+    }
     Ok(match latest {
         Some(t) if playbook.has_message(t) => (t, agent::local_message(playbook, t)),
-        Some(t) => (t + 1, agent::local_calls(playbook, t + 1, cut_short, shell)),
+        Some(t) => (t + 1, agent::local_calls(playbook, t + 1, cut_short)),
         None => {
-            let t = previous_turn.map_or(0, |p| p + 1);
-            (t, agent::local_calls(playbook, t, cut_short, shell))
+            let t = next_turn(None);
+            (t, agent::local_calls(playbook, t, cut_short))
         }
     })
 }

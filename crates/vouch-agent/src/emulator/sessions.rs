@@ -235,7 +235,11 @@ pub(super) async fn create_session(
     });
     // A streaming create subscribes before anything happens, so it misses no event.
     let subscribed = stream.then(|| subscribe(&emu, &sid)).transpose()?;
-    let session = with_session(&emu, &sid, |s| Ok(s.object.clone()))?;
+    let mut session = with_session(&emu, &sid, |s| Ok(s.object.clone()))?;
+    if input.is_some() {
+        // Created to work at once: the session is in progress from the start.
+        session["status"] = json!("in_progress");
+    }
     emit(
         &emu,
         &sid,
