@@ -114,6 +114,7 @@ Exit status: 0, 2 an unknown shell.";
 const RUN_HELP: &str = "\
 Examples:
   vouch run --source statements.csv --trials 5 --label prompt-v2
+  vouch run --source statements.csv --repair 2 --environment auto
   vouch run --emulator --source statements.csv --out-dir /tmp/runs
 
 Exit status: 0 every trial accepted, 1 a trial was rejected, did not finish or could not clean

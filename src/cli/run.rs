@@ -68,6 +68,12 @@ pub struct RunArgs {
     /// Keep the container and the uploaded file (for debugging); recorded in run.json.
     #[arg(long)]
     keep: bool,
+    /// After a rejection, send the failing findings back to the agent in the same sandbox, let
+    /// it fix the files and re-run its script, then download and verify again: at most N
+    /// rounds. Each verification is recorded in run.json (`rounds`); a run whose agent changed
+    /// the source in its sandbox is rejected.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=20))]
+    repair: u32,
     /// The container's memory limit.
     #[arg(long, default_value = "4g", value_parser = ["1g", "4g", "16g", "64g"])]
     memory_limit: String,
@@ -112,7 +118,7 @@ pub struct EmulateArgs {
     #[arg(long, default_value = "127.0.0.1:8089")]
     addr: String,
     /// The agent's playbook: an embedded name (northstar, two-turns, edited-number, skipped-file,
-    /// no-message) or a TOML file.
+    /// no-message, repair) or a TOML file.
     #[arg(long, default_value = "northstar")]
     playbook: String,
     /// Inject a fault: KIND[@ROUTE][:WHEN]. KIND: 429, 500, slow, drop, cut, incomplete,
@@ -230,6 +236,7 @@ pub fn run(args: RunArgs) -> Result<u8> {
             EnvironmentArg::Local => vouch::run::Environment::Local,
             EnvironmentArg::AgentsApi => vouch::run::Environment::AgentsApi,
         },
+        repair: args.repair,
     });
     let color = crate::cli::output::color_for(std::io::stdout().is_terminal());
     let draw = std::io::stderr().is_terminal();

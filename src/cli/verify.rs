@@ -73,6 +73,9 @@ pub enum Format {
     /// One self-contained HTML page (no script, no network): the verdict, the findings, the
     /// chart with vouch's reading drawn over it, the memo and the tables with failures marked.
     Html,
+    /// For a model to act on: one line per failing finding (file, location, check, printed and
+    /// recomputed, the rule's fix); the repair prompt of `vouch run --repair`.
+    Agent,
 }
 
 pub fn verify(args: VerifyArgs) -> Result<u8> {
@@ -114,6 +117,7 @@ pub fn verify(args: VerifyArgs) -> Result<u8> {
         Format::Github => vouch::report::github::render(&report, args.verbose),
         Format::Sarif => vouch::report::sarif::render(&report),
         Format::Html => vouch::report::html::verify::render(&spec, &stmts, &bundle, &report),
+        Format::Agent => vouch::report::agent::render(&report),
     };
     emit(&text, args.output.as_ref())?;
     Ok(report.verdict().exit_code() as u8)

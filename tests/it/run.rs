@@ -1046,6 +1046,145 @@ fn the_agents_api_wants_its_beta_header_and_a_hosted_environment() {
     emu.assert_nothing_left();
 }
 
+/// The rounds `run.json` records: (verdict, failing check ids, source intact).
+fn rounds(record: &Value) -> Vec<(String, Vec<String>, Value)> {
+    record["rounds"]
+        .as_array()
+        .map(|rs| {
+            rs.iter()
+                .map(|r| {
+                    let failing = r["failing"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|f| f.as_str().unwrap().to_string())
+                        .collect();
+                    (
+                        r["verdict"].as_str().unwrap().to_string(),
+                        failing,
+                        r["source_intact"].clone(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn without_repair_the_planted_defects_reject_the_run_and_no_round_is_recorded() {
+    if !bwrap_available() {
+        return;
+    }
+    let emu = Emu::start("repair", &[]);
+    let out = emu.vouch_run(&["--repair", "0"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let (_, r) = emu.only_run();
+    assert_eq!(r["verdict"], "reject", "{r}");
+    assert!(r.get("rounds").is_none(), "{r}");
+    assert!(emu.emulator().repair_prompts().is_empty());
+    emu.assert_nothing_left();
+}
+
+#[test]
+fn one_repair_round_fixes_the_planted_defects_in_every_environment() {
+    if !bwrap_available() || vouch::reexecute::jail::Jail::locate().is_err() {
+        return;
+    }
+    for environment in ["reference", "auto", "local", "agents-api"] {
+        let emu = Emu::start("repair", &[]);
+        let out = emu.vouch_run(&["--repair", "1", "--environment", environment]);
+        assert_eq!(out.status.code(), Some(0), "{environment}: {}", text(&out));
+        let (dir, r) = emu.only_run();
+        assert_eq!(r["verdict"], "accept", "{environment}: {r}");
+        let rs = rounds(&r);
+        assert_eq!(rs.len(), 2, "{environment}: {r}");
+        assert_eq!(rs[0].0, "reject");
+        for check in ["metrics.value", "movements.missing"] {
+            assert!(rs[0].1.iter().any(|c| c == check), "{environment}: {rs:?}");
+        }
+        assert_eq!(rs[1].0, "accept");
+        assert!(rs[1].1.is_empty());
+        // The source is checked where vouch can read it: not in a session's workspace.
+        let intact = if environment == "agents-api" {
+            Value::Null
+        } else {
+            json!(true)
+        };
+        assert_eq!((&rs[0].2, &rs[1].2), (&intact, &intact), "{environment}");
+        let round = &r["rounds"][1];
+        assert!(round["turns"].as_u64().unwrap() >= 1, "{round}");
+        assert!(
+            round["usage"]["total_tokens"].as_u64().unwrap() > 0,
+            "{round}"
+        );
+        // The repair prompt names both findings, with the file, the check and the numbers.
+        let prompts = emu.emulator().repair_prompts();
+        assert_eq!(prompts.len(), 1, "{environment}: {prompts:?}");
+        let p = &prompts[0];
+        assert!(
+            p.contains("calculated_metrics.csv (") && p.contains("[metrics.value]"),
+            "{p}"
+        );
+        assert!(p.contains("recomputed"), "{p}");
+        assert!(
+            p.contains("unusual_movements.csv") && p.contains("[movements.missing]"),
+            "{p}"
+        );
+        assert!(p.contains("Do not modify the source"), "{p}");
+        // The bundle on disk is the repaired one, and verifies on its own.
+        let verify = Command::new(env!("CARGO_BIN_EXE_vouch"))
+            .arg("verify")
+            .arg(dir.join("bundle"))
+            .arg("--source")
+            .arg(northstar_source_path())
+            .output()
+            .unwrap();
+        assert_eq!(verify.status.code(), Some(0), "{}", text(&verify));
+        emu.assert_nothing_left();
+    }
+}
+
+#[test]
+fn an_agent_that_edits_the_source_during_repair_is_rejected_for_it() {
+    if !bwrap_available() || vouch::reexecute::jail::Jail::locate().is_err() {
+        return;
+    }
+    // The agent "fixes" its findings by rewriting the statements, then re-runs its script.
+    let dir = tempfile::tempdir().unwrap();
+    let playbook = dir.path().join("edits-source.toml");
+    let base = std::fs::read_to_string(root().join("fixtures/playbooks/repair.toml")).unwrap();
+    let cut = base.find("[[repair]]").unwrap();
+    let edit = r##"[[repair]]
+message = "I adjusted the statements so that they agree with my figures."
+
+[[repair.call]]
+commands = [
+  '''f=$(ls {{input_dir}}/*financial_statements.csv | head -n 1) && echo "# adjusted" >> "$f"''',
+  '''python3 {{output_dir}}/analyze_financials.py --input "$(ls {{input_dir}}/*financial_statements.csv | head -n 1)" --outdir {{output_dir}}''',
+]
+"##;
+    std::fs::write(&playbook, format!("{}{edit}", &base[..cut])).unwrap();
+    for environment in ["reference", "local"] {
+        let emu = Emu::start(playbook.to_str().unwrap(), &[]);
+        let out = emu.vouch_run(&["--repair", "2", "--environment", environment]);
+        assert_eq!(out.status.code(), Some(1), "{environment}: {}", text(&out));
+        let (_, r) = emu.only_run();
+        assert_eq!(r["verdict"], "reject", "{r}");
+        let rs = rounds(&r);
+        // Rejected at the round after the edit, and no further repair was asked for.
+        assert_eq!(rs.len(), 2, "{environment}: {r}");
+        assert_eq!(rs[0].2, json!(true), "{environment}: {r}");
+        assert_eq!(rs[1].2, json!(false), "{environment}: {r}");
+        assert_eq!(rs[1].0, "reject");
+        assert!(
+            r["error"].as_str().unwrap().contains("changed the source"),
+            "{r}"
+        );
+        assert_eq!(emu.emulator().repair_prompts().len(), 1);
+        emu.assert_nothing_left();
+    }
+}
+
 #[test]
 fn keep_leaves_the_container_and_file_and_says_so() {
     if !bwrap_available() {

@@ -51,6 +51,10 @@ pub const PLAYBOOKS: &[(&str, &str)] = &[
         "no-message",
         include_str!("../../../../fixtures/playbooks/no-message.toml"),
     ),
+    (
+        "repair",
+        include_str!("../../../../fixtures/playbooks/repair.toml"),
+    ),
 ];
 
 const MAX_OUTPUT_LENGTH: usize = 4096;
@@ -66,7 +70,19 @@ pub struct Playbook {
     /// Past the last turn, play it again instead of answering with a closing message.
     #[serde(default)]
     pub repeat_last: bool,
+    /// What the agent does when told its findings (`vouch run --repair`): one entry per repair
+    /// prompt, in order, with the keys of a turn (a repair without a message gets a standard
+    /// one, so each repair is one turn); past the last, the agent answers without changing
+    /// anything.
+    #[serde(default, rename = "repair")]
+    pub repairs: Vec<Turn>,
 }
+
+/// Turn indices from here on are repair turns: `REPAIR_TURNS + k` is the `k`-th repair.
+pub const REPAIR_TURNS: usize = 1 << 20;
+
+/// The message of a repair entry that gives none.
+const REPAIRED: &str = "I fixed the files the findings name and re-ran the script.";
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -101,8 +117,12 @@ fn fallback() -> Turn {
 }
 
 impl Playbook {
-    /// Turn `index`; past the last, the last again (`repeat_last`) or `fallback`.
+    /// Turn `index`; past the last, the last again (`repeat_last`) or `fallback`. A repair turn
+    /// past the last repair entry is `fallback` (no commands, a message).
     fn turn<'a>(&'a self, index: usize, fallback: &'a Turn) -> &'a Turn {
+        if let Some(k) = index.checked_sub(REPAIR_TURNS) {
+            return self.repairs.get(k).unwrap_or(fallback);
+        }
         match self.turns.get(index) {
             Some(t) => t,
             None if self.repeat_last => self.turns.last().unwrap_or(fallback),
@@ -136,7 +156,12 @@ impl Playbook {
     }
 
     pub fn parse(name: &str, text: &str) -> Result<Playbook, PlaybookError> {
-        toml::from_str(text).map_err(|e| PlaybookError::Parse(name.to_string(), e.to_string()))
+        let mut playbook: Playbook = toml::from_str(text)
+            .map_err(|e| PlaybookError::Parse(name.to_string(), e.to_string()))?;
+        for repair in &mut playbook.repairs {
+            repair.message.get_or_insert_with(|| REPAIRED.to_string());
+        }
+        Ok(playbook)
     }
 }
 

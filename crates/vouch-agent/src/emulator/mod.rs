@@ -97,6 +97,8 @@ struct Store {
     call_steps: HashMap<String, usize>,
     /// The Agents API's sessions, oldest first.
     sessions: Vec<sessions::StoredSession>,
+    /// Every repair prompt the agent was sent (`/responses` and sessions), in order.
+    repair_prompts: Vec<String>,
 }
 
 struct StoredFile {
@@ -194,6 +196,11 @@ impl Emulator {
     pub fn counts(&self) -> (usize, usize) {
         let s = lock(&self.shared.state);
         (s.files.len(), s.containers.len())
+    }
+
+    /// Every repair prompt the agent was sent, in order (what `vouch run --repair` told it).
+    pub fn repair_prompts(&self) -> Vec<String> {
+        lock(&self.shared.state).repair_prompts.clone()
     }
 
     /// How many responses the emulator has answered and still stores.

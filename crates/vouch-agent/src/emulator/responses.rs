@@ -189,6 +189,15 @@ pub(super) async fn create_response(
             .max(previous.as_ref().map(|(t, _)| t + 1))
             .unwrap_or(0)
     };
+    // A repair prompt (`vouch run --repair`): a user message continuing a conversation whose last
+    // turn ended with the agent's message. It gets the playbook's next `[[repair]]` entry.
+    let repair = repair_of(previous.as_ref(), &items);
+    if let Some((_, prompt)) = &repair {
+        emu.store().repair_prompts.push(prompt.clone());
+    }
+    let turn = repair
+        .as_ref()
+        .map_or(turn, |(k, _)| agent::REPAIR_TURNS + k);
     // `container_auto`: the conversation's container — the one its earlier shell calls ran in (a
     // chained or replayed history), else a new one holding the listed uploads.
     if let Some(settings) = auto {
@@ -231,6 +240,7 @@ pub(super) async fn create_response(
             &calls,
             &items,
             previous.as_ref().map(|p| p.0),
+            repair.as_ref().map(|_| turn),
             cut.is_some(),
             shell,
         )?;
@@ -384,6 +394,50 @@ fn event_stream(response: &Value) -> axum::response::Response {
         .into_response()
 }
 
+/// Whether the request is a repair prompt, and which (0 for the first) with its text: a user
+/// message after the agent's final message — in the chained response (`previous_response_id`),
+/// or in the replayed history (a second user message after an assistant message).
+fn repair_of(previous: Option<&(usize, Value)>, items: &[Value]) -> Option<(usize, String)> {
+    let is_assistant_message = |i: &Value| {
+        i.get("type").and_then(Value::as_str).unwrap_or("message") == "message"
+            && i.get("role").and_then(Value::as_str) == Some("assistant")
+    };
+    let user_text = |i: &Value| -> Option<String> {
+        if i.get("role").and_then(Value::as_str) != Some("user") {
+            return None;
+        }
+        match i.get("content")? {
+            Value::String(s) => Some(s.clone()),
+            Value::Array(parts) => Some(
+                parts
+                    .iter()
+                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            _ => None,
+        }
+    };
+    let last_user = items.iter().rposition(|i| user_text(i).is_some())?;
+    let prompt = user_text(&items[last_user])?;
+    match previous {
+        Some((turn, output)) => {
+            let ended = output
+                .as_array()
+                .is_some_and(|o| o.iter().any(is_assistant_message));
+            ended.then(|| {
+                let k = turn.checked_sub(agent::REPAIR_TURNS).map_or(0, |k| k + 1);
+                (k, prompt)
+            })
+        }
+        None => {
+            let users = items.iter().filter(|i| user_text(i).is_some()).count();
+            let answered_before = items[..last_user].iter().any(is_assistant_message);
+            (users >= 2 && answered_before).then(|| (users - 2, prompt))
+        }
+    }
+}
+
 /// The local environment's next answer and its turn: the message ending the latest turn whose
 /// calls the history holds (once every one of them has its output), else the next turn's calls.
 fn local_turn(
@@ -391,9 +445,22 @@ fn local_turn(
     calls: &[String],
     items: &[Value],
     previous_turn: Option<usize>,
+    starts: Option<usize>,
     cut_short: bool,
     shell: agent::ClientShell,
 ) -> Result<(usize, agent::TurnOutput), ApiErr> {
+    let playbook = &emu.shared.config.playbook;
+    if let Some(t) = starts {
+        // A new turn begins (a repair): its first calls, whatever the history holds.
+        return Ok(match shell {
+            agent::ClientShell::ExecCommand => (
+                t,
+                agent::exec_command_call(playbook, t, 0)
+                    .unwrap_or_else(|| agent::local_message(playbook, t)),
+            ),
+            agent::ClientShell::Local => (t, agent::local_calls(playbook, t, cut_short)),
+        });
+    }
     let answered: Vec<&str> = items
         .iter()
         .filter(|i| {
@@ -425,7 +492,6 @@ fn local_turn(
             ));
         }
     }
-    let playbook = &emu.shared.config.playbook;
     let next_turn = |latest: Option<usize>| match latest {
         Some(t) => t + 1,
         None => previous_turn.map_or(0, |p| p + 1),

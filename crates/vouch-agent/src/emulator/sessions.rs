@@ -540,8 +540,16 @@ async fn play_turn(emu: Emulator, sid: String, turn_id: String, text: String) {
         &sid,
         json!({"type": "agent.session.turn.in_progress", "session_id": sid, "turn_id": turn_id, "turn": turn}),
     );
-    let (dir, step) =
-        with_session(&emu, &sid, |s| Ok((s.dir.clone(), s.next_step))).unwrap_or((None, 0));
+    // The session's first turn plays the playbook; each later one is a repair prompt
+    // (`vouch run --repair`) and plays the next `[[repair]]` entry.
+    let (dir, step, earlier) = with_session(&emu, &sid, |s| {
+        Ok((s.dir.clone(), s.next_step, s.turns.len().saturating_sub(1)))
+    })
+    .unwrap_or((None, 0, 0));
+    let repair = earlier.checked_sub(1).map(|k| agent::REPAIR_TURNS + k);
+    if repair.is_some() {
+        emu.store().repair_prompts.push(text.clone());
+    }
     let mut output_index = 0usize;
     let mut out_chars = 0usize;
     let mut failure: Option<String> = None;
@@ -552,7 +560,7 @@ async fn play_turn(emu: Emulator, sid: String, turn_id: String, text: String) {
         None => message = Some("I need a hosted environment with a shell to do this work.".into()),
         Some(dir) => {
             while steps < MAX_STEPS && message.is_none() && failure.is_none() {
-                let turn = playbook.step(step + steps);
+                let turn = playbook.step(repair.unwrap_or(step + steps));
                 steps += 1;
                 for command in agent::commands_of(&turn, agent::Dirs::AGENTS_API) {
                     let Some(sandbox) = emu.shared.sandbox.as_ref() else {
@@ -611,10 +619,12 @@ async fn play_turn(emu: Emulator, sid: String, turn_id: String, text: String) {
             }
         }
     }
-    let _ = with_session(&emu, &sid, |s| {
-        s.next_step = step + steps;
-        Ok(())
-    });
+    if repair.is_none() {
+        let _ = with_session(&emu, &sid, |s| {
+            s.next_step = step + steps;
+            Ok(())
+        });
+    }
     if let Some(why) = failure {
         let turn = set_turn(&emu, &sid, &turn_id, |t| {
             t["status"] = json!("failed");

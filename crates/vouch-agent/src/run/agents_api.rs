@@ -140,9 +140,50 @@ pub(crate) async fn work(
         "input": user_message(&plan.source_name),
         "stream_options": {"include_obfuscation": false},
     });
-    let mut stream = api.create_session_stream(&body).await.map_err(fail)?;
+    let stream = api.create_session_stream(&body).await.map_err(fail)?;
     done.session_requested = true;
-    let mut followed = Followed::default();
+    follow(api, stream, done).await?;
+    let sid = done.ids.session_id.clone().unwrap_or_default();
+    download(plan, api, dir, line, done, &sid).await?;
+    done.resume = Some(super::repair::Resume::Session(sid));
+    Ok(())
+}
+
+/// Another turn of the session with vouch's `message` (a repair round): subscribe to its events,
+/// send the message, follow the turn, download what it published.
+pub(crate) async fn next_turn(
+    plan: &Plan,
+    api: &Client,
+    dir: &Path,
+    line: &TrialLine,
+    done: &mut Progressed,
+    sid: &str,
+    message: &str,
+) -> Result<(), String> {
+    let fail = |e: ApiError| e.to_string();
+    line.stage(Stage::Turn { turn: 1, max: 1 });
+    // Subscribed first, as the SDK's `sessions.stream` does, so no event is missed.
+    let stream = api.stream_session_events(sid).await.map_err(fail)?;
+    let input = json!([{
+        "type": "agent.session.input.message",
+        "input": [{"role": "user", "content": [{"type": "input_text", "text": message}]}],
+    }]);
+    api.post_session_events(sid, &input).await.map_err(fail)?;
+    follow(api, stream, done).await?;
+    download(plan, api, dir, line, done, sid).await
+}
+
+/// Read a turn's events to their end (polling the session when the stream breaks) and record
+/// its status, usage and errors in `done`.
+async fn follow(
+    api: &Client,
+    mut stream: super::client::EventStream,
+    done: &mut Progressed,
+) -> Result<(), String> {
+    let mut followed = Followed {
+        session_id: done.ids.session_id.clone(),
+        ..Followed::default()
+    };
     let mut broke = None;
     loop {
         match stream.next().await {
@@ -163,7 +204,7 @@ pub(crate) async fn work(
         }
     }
     drop(stream);
-    done.turns = 1;
+    done.turns += 1;
     let Some(sid) = done.ids.session_id.clone() else {
         return Err(match broke {
             Some(e) => format!("{e} before the session was named"),
@@ -199,8 +240,24 @@ pub(crate) async fn work(
         }
         _ => {}
     }
+    Ok(())
+}
+
+/// The six artifacts the session published, by base name, into `bundle/` (the newest of a name
+/// when several turns published it).
+async fn download(
+    plan: &Plan,
+    api: &Client,
+    dir: &Path,
+    line: &TrialLine,
+    done: &mut Progressed,
+    sid: &str,
+) -> Result<(), String> {
     line.stage(Stage::Downloading);
-    let artifacts = api.list_session_artifacts(&sid).await.map_err(fail)?;
+    let artifacts = api
+        .list_session_artifacts(sid)
+        .await
+        .map_err(|e| e.to_string())?;
     let bundle_dir = dir.join("bundle");
     for name in plan.spec.artifacts.all() {
         let Some(a) = pick(&artifacts, name) else {
@@ -215,7 +272,7 @@ pub(crate) async fn work(
             sha256: None,
             skipped: None,
         };
-        let got = api.download_session_artifact(&sid, &a.id, limit).await;
+        let got = api.download_session_artifact(sid, &a.id, limit).await;
         super::keep_download(&bundle_dir, &mut rec, got)?;
         done.artifacts.push(rec);
     }
@@ -278,19 +335,23 @@ async fn poll_until_stopped(
 }
 
 /// The artifact that is `name`: its base name (upload prefix stripped) is `name`;
-/// `/workspace/outputs/<name>` itself is preferred, then the shallowest, then the newest.
+/// `/workspace/outputs/<name>` itself is preferred, then the shallowest, then the newest (a later
+/// turn republishes a file it changed; of two in the same second, the one listed later, as the
+/// list is oldest first).
 fn pick<'a>(artifacts: &'a [SessionArtifact], name: &str) -> Option<&'a SessionArtifact> {
     let exact = format!("{OUTPUTS}/{name}");
     artifacts
         .iter()
-        .filter(|a| upload_base_name(&a.path) == name)
-        .min_by_key(|a| {
+        .enumerate()
+        .filter(|(_, a)| upload_base_name(&a.path) == name)
+        .min_by_key(|(i, a)| {
             (
                 a.path != exact,
                 a.path.matches('/').count(),
-                std::cmp::Reverse(a.created_at),
+                std::cmp::Reverse((a.created_at, *i)),
             )
         })
+        .map(|(_, a)| a)
 }
 
 /// Delete the session (cancelling a turn still running first); a 404 means it is gone.
@@ -339,6 +400,12 @@ mod tests {
         ];
         assert_eq!(pick(&all, "calculated_metrics.csv").unwrap().id, "a2");
         assert!(pick(&all, "analysis_run.json").is_none());
+        // Republished by a later turn in the same second: the later one.
+        let again = vec![
+            art("b1", "/workspace/outputs/calculated_metrics.csv", 7),
+            art("b2", "/workspace/outputs/calculated_metrics.csv", 7),
+        ];
+        assert_eq!(pick(&again, "calculated_metrics.csv").unwrap().id, "b2");
     }
 
     #[test]

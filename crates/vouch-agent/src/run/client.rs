@@ -446,6 +446,24 @@ impl Client {
         })
     }
 
+    /// `GET /agents/sessions/{id}/events`: the session's live event stream from now on.
+    pub async fn stream_session_events(&self, id: &str) -> Result<EventStream, ApiError> {
+        let (response, _, _) = self
+            .open(
+                Method::GET,
+                &format!("/agents/sessions/{id}/events"),
+                &Body::None,
+                Some("text/event-stream"),
+                0,
+            )
+            .await?;
+        Ok(EventStream {
+            response,
+            buffer: Vec::new(),
+            finished: false,
+        })
+    }
+
     /// `GET /agents/sessions/{id}`.
     pub async fn get_session(&self, id: &str) -> Result<Value, ApiError> {
         self.json(Method::GET, &format!("/agents/sessions/{id}"), Body::None)

@@ -8,7 +8,7 @@
 
 use super::record::ArtifactRecord;
 use super::stage_dir::ScratchDir;
-use super::{converse, wire, Plan, Progressed, ShellSide};
+use super::{converse, repair, wire, Plan, Progressed, ShellSide, Start};
 use crate::reexecute::jail::{Ending, Jail, Limits};
 use crate::run::client::Client;
 use crate::run::progress::{Stage, TrialLine};
@@ -24,7 +24,7 @@ const MAX_TIMEOUT_MS: u64 = 600_000;
 /// Output kept per stream when the call names no `max_output_length`.
 const DEFAULT_MAX_OUTPUT: usize = 4096;
 
-struct Local {
+pub(crate) struct Local {
     jail: Jail,
     data_dir: PathBuf,
 }
@@ -141,12 +141,25 @@ pub(super) async fn work(
         jail,
         data_dir: scratch.path().to_path_buf(),
     };
-    converse(plan, api, line, done, &mut shell).await?;
+    converse(plan, api, line, done, &mut shell, Start::Fresh).await?;
+    collect(plan, dir, line, done, scratch.path())?;
+    done.resume = Some(repair::Resume::Local { shell, scratch });
+    Ok(())
+}
+
+/// Copy the six files from the sandbox's `/mnt/data` (`data_dir`) into `bundle/`.
+pub(crate) fn collect(
+    plan: &Plan,
+    dir: &Path,
+    line: &TrialLine,
+    done: &mut Progressed,
+    data_dir: &Path,
+) -> Result<(), String> {
     line.stage(Stage::Downloading);
     let bundle_dir = dir.join("bundle");
     let limit = plan.spec.limits.max_artifact_bytes;
     for name in plan.spec.artifacts.all() {
-        let path = scratch.path().join(name);
+        let path = data_dir.join(name);
         let Ok(meta) = std::fs::symlink_metadata(&path) else {
             continue;
         };
@@ -172,4 +185,11 @@ pub(super) async fn work(
     }
     done.downloaded = true;
     Ok(())
+}
+
+impl Local {
+    /// The sandbox's `/mnt/data` on the host.
+    pub(crate) fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
 }

@@ -12,6 +12,7 @@ pub mod client;
 mod local;
 pub mod progress;
 pub mod record;
+mod repair;
 mod stage_dir;
 pub mod wire;
 
@@ -46,6 +47,8 @@ pub struct Plan {
     pub keep: bool,
     pub memory_limit: String,
     pub environment: Environment,
+    /// Repair rounds at most after a rejection (`--repair N`; 0: none).
+    pub repair: u32,
 }
 
 /// How the agent's shell gets its sandbox (the tutorial's ways).
@@ -165,6 +168,12 @@ pub(crate) struct Progressed {
     auto_requested: bool,
     /// A session was requested (`agents-api`), so one may exist that vouch has not learned.
     session_requested: bool,
+    /// Where the agent's work can go on (`--repair`): set by the first pass once it downloaded.
+    resume: Option<repair::Resume>,
+    /// Every verification round of `--repair` (the first pass included).
+    rounds: Vec<record::Round>,
+    /// The agent changed the source in its sandbox: the run is rejected whatever the bundle says.
+    source_changed: bool,
 }
 
 async fn trial(
@@ -176,6 +185,7 @@ async fn trial(
     interrupted_before_start: bool,
 ) -> TrialOutcome {
     let started = SystemTime::now();
+    let clock = std::time::Instant::now();
     let run_id = record::new_run_id(started);
     let dir = plan.out.join(&run_id);
     let mut done = Progressed::default();
@@ -203,6 +213,18 @@ async fn trial(
             }
         }
     }
+    if plan.repair > 0 && done.downloaded && done.resume.is_some() {
+        let repairing = repair::rounds(plan, api, &dir, line, &mut done, clock);
+        tokio::select! {
+            () = repairing => {}
+            _ = interrupt.wait() => {
+                done.status = Some(RunStatus::Error);
+                done.error = Some("interrupted (Ctrl-C) during a repair round".into());
+            }
+        }
+    }
+    // The local sandbox's /mnt/data goes now, whatever happened.
+    done.resume = None;
     line.stage(Stage::CleaningUp);
     let mut cleanup = clean_up(api, &done.ids, plan.keep).await;
     if plan.environment == Environment::AgentsApi && !plan.keep && done.ids.session_id.is_none() {
@@ -230,7 +252,13 @@ async fn trial(
     if done.downloaded && prepared.is_ok() {
         line.stage(Stage::Verifying);
         let r = verify_bundle(plan, &dir.join("bundle"));
-        verdict = Some(verdict_word(&r).to_string());
+        // A changed source rejects the run, whatever its bundle says (`--repair`).
+        let word = if done.source_changed {
+            "reject"
+        } else {
+            verdict_word(&r)
+        };
+        verdict = Some(word.to_string());
         report = Some(r);
     }
     let record = RunRecord {
@@ -258,6 +286,7 @@ async fn trial(
         api_base_url: api.base_url().to_string(),
         environment: plan.environment.as_str().to_string(),
         artifacts: done.artifacts,
+        rounds: done.rounds,
     };
     if prepared.is_ok() {
         if let Err(e) = write_record(&dir, &record) {
@@ -369,17 +398,29 @@ async fn work(
         container_id,
         file_id: file.id.clone(),
     };
-    converse(plan, api, line, done, &mut shell).await?;
-    let container_id = shell.container_id;
-
-    line.stage(Stage::Downloading);
-    let Some(container_id) = container_id else {
+    converse(plan, api, line, done, &mut shell, Start::Fresh).await?;
+    let Some(container_id) = shell.container_id.clone() else {
         return Err("no shell call named the container the API made (`container_auto`), so there is nothing to download".into());
     };
+    download_container(plan, api, dir, line, done, &container_id).await?;
+    done.resume = Some(repair::Resume::Hosted(shell));
+    Ok(())
+}
+
+/// List the container's files and download the six artifacts into `bundle/`.
+pub(crate) async fn download_container(
+    plan: &Plan,
+    api: &Client,
+    dir: &Path,
+    line: &TrialLine,
+    done: &mut Progressed,
+    container_id: &str,
+) -> Result<(), String> {
+    line.stage(Stage::Downloading);
     let files = api
-        .list_container_files(&container_id)
+        .list_container_files(container_id)
         .await
-        .map_err(fail)?;
+        .map_err(|e| e.to_string())?;
     let bundle_dir = dir.join("bundle");
     for name in plan.spec.artifacts.all() {
         let Some(file) = pick_artifact(&files, name) else {
@@ -395,7 +436,7 @@ async fn work(
             skipped: None,
         };
         let got = api
-            .download_container_file(&container_id, &file.id, limit)
+            .download_container_file(container_id, &file.id, limit)
             .await;
         keep_download(&bundle_dir, &mut rec, got)?;
         done.artifacts.push(rec);
@@ -429,7 +470,7 @@ pub(crate) fn keep_download(
 
 /// The agent's side of the shell: what the tool says each turn, and what vouch does with a
 /// response's shell calls (nothing for a hosted container; run them, for the local environment).
-trait ShellSide {
+pub(crate) trait ShellSide {
     fn tool(&mut self, plan: &Plan, done: &mut Progressed) -> Value;
     /// Input items to send back with the next turn (the outputs of calls vouch ran).
     async fn after(
@@ -441,9 +482,15 @@ trait ShellSide {
 
 /// A hosted container: named once known (`container_reference`); until then the API is asked to
 /// make one holding the upload (`container_auto`), and the first shell call names it.
-struct Hosted {
+pub(crate) struct Hosted {
     container_id: Option<String>,
     file_id: String,
+}
+
+impl Hosted {
+    pub(crate) fn container_id(&self) -> Option<&str> {
+        self.container_id.as_deref()
+    }
 }
 
 impl ShellSide for Hosted {
@@ -485,10 +532,23 @@ async fn converse(
     line: &TrialLine,
     done: &mut Progressed,
     shell: &mut impl ShellSide,
+    start: Start,
 ) -> Result<(), String> {
     let fail = |e: ApiError| e.to_string();
-    let mut history: Vec<Value> =
-        vec![json!({"role": "user", "content": user_message(&plan.source_name)})];
+    // The first pass sends the whole history each turn, as the Agents SDK does; a repair round
+    // continues the stored conversation (`previous_response_id`) with only what is new.
+    let (mut history, mut previous) = match start {
+        Start::Fresh => (
+            vec![json!({"role": "user", "content": user_message(&plan.source_name)})],
+            None,
+        ),
+        Start::Continue(message) => (
+            vec![json!({"role": "user", "content": message})],
+            done.ids.response_ids.last().cloned(),
+        ),
+    };
+    let chained = previous.is_some();
+    let turns_before = done.turns;
     let mut status = RunStatus::Incomplete;
     for turn in 1..=plan.max_turns {
         line.stage(Stage::Turn {
@@ -496,7 +556,6 @@ async fn converse(
             max: plan.max_turns,
         });
         let tool = shell.tool(plan, done);
-        // As the Agents SDK sends it: the full history each turn, `tool_choice` on the first only.
         let mut body = json!({
             "model": plan.model,
             "include": [],
@@ -504,11 +563,14 @@ async fn converse(
             "instructions": plan.prompt,
             "tools": [tool],
         });
-        if turn == 1 {
-            body["tool_choice"] = json!("required");
+        match &previous {
+            Some(id) => body["previous_response_id"] = json!(id),
+            // `tool_choice` on the first turn of the first pass only.
+            None if turn == 1 => body["tool_choice"] = json!("required"),
+            None => {}
         }
         let response = api.create_response(&body).await.map_err(fail)?;
-        done.turns = turn;
+        done.turns = turns_before + turn;
         done.usage += response.usage();
         done.ids.response_ids.push(response.id.clone());
         let answers = shell.after(&response, done).await?;
@@ -556,11 +618,22 @@ async fn converse(
                 plan.max_turns
             ));
         }
-        history.extend(response.output.iter().map(wire::replayable));
-        history.extend(answers);
+        if chained {
+            history = answers;
+            previous = Some(response.id.clone());
+        } else {
+            history.extend(response.output.iter().map(wire::replayable));
+            history.extend(answers);
+        }
     }
     done.status = Some(status);
     Ok(())
+}
+
+/// How [`converse`] begins: the first pass, or a repair round with vouch's message.
+pub(crate) enum Start {
+    Fresh,
+    Continue(String),
 }
 
 /// The container file that is artifact `name`: its base name (upload prefix stripped) is `name`;

@@ -75,7 +75,7 @@ pub struct ArtifactRecord {
     pub skipped: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
     pub schema: String,
     pub schema_version: u32,
@@ -103,6 +103,27 @@ pub struct RunRecord {
     #[serde(default = "reference")]
     pub environment: String,
     pub artifacts: Vec<ArtifactRecord>,
+    /// Every verification of `--repair` (round 0 the first pass); absent without `--repair`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds: Vec<Round>,
+}
+
+/// One verification round of `vouch run --repair`: round 0 is the first pass, each later one
+/// follows a repair prompt.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Round {
+    pub round: u32,
+    /// `accept` or `reject` (a changed source rejects).
+    pub verdict: String,
+    /// The ids of the checks that failed, each once.
+    pub failing: Vec<String>,
+    /// Tokens and model turns the round took (the first pass's own, then each repair's).
+    pub usage: Usage,
+    pub turns: u32,
+    pub seconds: f64,
+    /// Whether the sandbox still held the source as uploaded; null when vouch cannot read it
+    /// there (an Agents API session's workspace).
+    pub source_intact: Option<bool>,
 }
 
 fn reference() -> String {

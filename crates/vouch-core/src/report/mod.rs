@@ -4,6 +4,7 @@
 //! verdict. Check ids are stable; every id a family can emit is declared in its `CHECKS` table
 //! and collected by [`registry`].
 
+pub mod agent;
 pub mod check_id;
 pub mod explain;
 pub mod github;
