@@ -29,7 +29,7 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Manifest;
         fix: "Set `row_count` to the number of data rows the script actually read, header excluded.";
     CheckId::ManifestYearRange, Fail, "year_range is malformed or differs from the source's first and last year.",
         why: "A malformed `year_range`, or one that differs from the source's first and last year, misstates the period the analysis covers.",
-        fix: "Write `year_range` as `[first, last]`, a `first-last` string or an object with `start` and `end`, using the integer first and last years the script read.";
+        fix: "Write `year_range` as `[first, last]`, a `first-last` string or an object with `start` and `end` (or `first` and `last`, `from` and `to`), using the integer first and last years the script read.";
     CheckId::ManifestValidationResults, Fail, "validation_results is not an object.",
         why: "A `validation_results` that is not a JSON object cannot hold the run's named validation claims, so whether the script validated the source is unstated and unchecked.",
         fix: "Write `validation_results` as a JSON object of named booleans, including `accounting_equation_passed_every_row`.";
@@ -62,16 +62,48 @@ pub struct ManifestReading {
 
 pub use crate::names::upload_base_name;
 
+/// The key pairs an object `year_range` may name its first and last year by.
+const YEAR_RANGE_KEYS: [(&str, &str); 7] = [
+    ("start", "end"),
+    ("first", "last"),
+    ("from", "to"),
+    ("begin", "end"),
+    ("start_year", "end_year"),
+    ("first_year", "last_year"),
+    ("min", "max"),
+];
+
 /// Read `year_range` in any of its accepted shapes.
 pub fn parse_year_range(v: &Value) -> Option<(i32, i32)> {
     let year = |v: &Value| -> Option<i32> { v.as_i64().and_then(|y| i32::try_from(y).ok()) };
     match v {
         Value::Array(a) if a.len() == 2 => Some((year(&a[0])?, year(&a[1])?)),
-        Value::Object(o) => Some((year(o.get("start")?)?, year(o.get("end")?)?)),
+        // `{"start", "end"}`, or the same pair under another common name (`first`/`last`,
+        // `from`/`to`, …); every pair present must agree, and other keys (a label, the list of
+        // years) are not read.
+        Value::Object(o) => {
+            let mut found = None;
+            for (a, b) in YEAR_RANGE_KEYS {
+                match (o.get(a), o.get(b)) {
+                    (None, None) => continue,
+                    (Some(x), Some(y)) => {
+                        let pair = (year(x)?, year(y)?);
+                        if found.is_some_and(|f| f != pair) {
+                            return None;
+                        }
+                        found = Some(pair);
+                    }
+                    // Half a pair (`end` alone belongs to `start` or `begin`).
+                    _ => continue,
+                }
+            }
+            found
+        }
         Value::String(s) => {
             let (a, b) = s.split_once(['-', '–', '—'])?;
             let p = |x: &str| -> Option<i32> {
                 let x = x.trim();
+                let x = x.strip_prefix("FY").unwrap_or(x);
                 (x.len() == 4 && x.bytes().all(|b| b.is_ascii_digit())).then(|| x.parse().ok())?
             };
             Some((p(a)?, p(b)?))
@@ -271,7 +303,7 @@ fn check_year_range(
         None => out.push(
             Finding::fail(
                 CheckId::ManifestYearRange,
-                format!("year_range {v} is not [first, last], \"first-last\" or {{\"start\", \"end\"}} with integer years"),
+                format!("year_range {v} is not [first, last], \"first-last\" or {{\"start\", \"end\"}} (or first/last, from/to) with integer years"),
             )
             .artifact(name)
             .at(key_location(text, "year_range")),
@@ -649,5 +681,27 @@ mod tests {
         );
         assert_eq!(parse_year_range(&json!([2021.5, 2025])), None);
         assert_eq!(parse_year_range(&json!("FY21-FY25")), None);
+        // Agents name the pair otherwise, and add a label or the years (y-meridian-fast).
+        assert_eq!(
+            parse_year_range(
+                &json!({"first": 2019, "last": 2024, "label": "2019-2024", "years": [2019, 2024]})
+            ),
+            Some((2019, 2024))
+        );
+        assert_eq!(
+            parse_year_range(&json!({"from": 2019, "to": 2024})),
+            Some((2019, 2024))
+        );
+        assert_eq!(
+            parse_year_range(&json!("FY2019-FY2024")),
+            Some((2019, 2024))
+        );
+        // Two names that disagree, or half a pair, are not a range.
+        assert_eq!(
+            parse_year_range(&json!({"start": 2019, "end": 2024, "first": 2018, "last": 2024})),
+            None
+        );
+        assert_eq!(parse_year_range(&json!({"first": 2019})), None);
+        assert_eq!(parse_year_range(&json!({"label": "2019-2024"})), None);
     }
 }

@@ -155,7 +155,7 @@ pub fn cell_number(text: &str) -> Option<Printed> {
         return Some(p);
     }
     let lower = t.to_ascii_lowercase();
-    for suffix in [" million", "million", " mn", "mn", " m", "m"] {
+    for suffix in MAGNITUDE_SUFFIXES {
         if lower.ends_with(suffix) {
             let mut p = parse_number(&t[..t.len() - suffix.len()])?;
             p.raw = text.trim().to_string();
@@ -163,6 +163,37 @@ pub fn cell_number(text: &str) -> Option<Printed> {
         }
     }
     None
+}
+
+/// Words and letters after a money figure that name its unit of magnitude (`$48,210k`,
+/// `1.2 bn`), read as a label: the number is compared as printed, then at the other powers of a
+/// thousand (the source's own unit is not known).
+const MAGNITUDE_SUFFIXES: [&str; 14] = [
+    " million",
+    "million",
+    " mn",
+    "mn",
+    " m",
+    "m",
+    " thousand",
+    "thousand",
+    " k",
+    "k",
+    " billion",
+    "billion",
+    " bn",
+    "bn",
+];
+
+/// Whether a cell's text ends with a magnitude word (see [`MAGNITUDE_SUFFIXES`]).
+fn has_magnitude(raw: &str) -> bool {
+    let lower = raw
+        .trim()
+        .trim_end_matches(['*', '†', '‡'])
+        .trim_end()
+        .to_ascii_lowercase();
+    lower.ends_with(|c: char| c.is_ascii_alphabetic())
+        && MAGNITUDE_SUFFIXES.iter().any(|s| lower.ends_with(s))
 }
 
 /// The recomputed values an entity may be printed as in year `t`: `(variant name, value)`;
@@ -339,6 +370,22 @@ fn check_label(
             continue;
         }
         let Some(p) = cell_number(c.text) else {
+            if !matches!(entity, Entity::Item(_) | Entity::Metric(_)) {
+                // A row vouch does not judge (days sales outstanding, a derived ratio): its
+                // text, number or not, is unverified.
+                unreadable += 1;
+                out.push(
+                    Finding::info(
+                        CheckId::MemoUnverifiedNumber,
+                        format!(
+                            "KPI `{label}` {}: `{}` is unverified: vouch does not check this row's values",
+                            c.year, c.text
+                        ),
+                    )
+                    .at(loc(c, label)),
+                );
+                continue;
+            }
             out.push(
                 Finding::warn(
                     CheckId::MemoKpiNotANumber,
@@ -415,8 +462,29 @@ fn check_label(
             matches!(entity, Entity::Metric(m) if truth.metrics[m].not_meaningful[t]);
         let any_variant = matches!(entity, Entity::Metric(m) if not_meaningful && ctx.spec.metrics[m].not_meaningful_any_variant);
         let cands = values(ctx, truth, metrics, entity, t, any_variant);
-        let factor = cell_scale.factor();
-        let Some(((variant, x), j)) = best(&cands, &p, &factor) else {
+        let mut factor = cell_scale.factor();
+        let mut found = best(&cands, &p, &factor);
+        if unit == Unit::Money && has_magnitude(&p.raw) {
+            // `$48.2m` for a source in thousands: the best fit over the powers of a thousand.
+            for f in [
+                int(1000),
+                int(1_000_000),
+                Num::ratio(1, 1000),
+                Num::ratio(1, 1_000_000),
+            ] {
+                let alt = best(&cands, &p, &f);
+                let better = match (&alt, &found) {
+                    (Some(a), Some(b)) => (a.1.agreement, &a.1.k) < (b.1.agreement, &b.1.k),
+                    (Some(_), None) => true,
+                    _ => false,
+                };
+                if better {
+                    found = alt;
+                    factor = f;
+                }
+            }
+        }
+        let Some(((variant, x), j)) = found else {
             out.push(
                 Finding::fail(
                     CheckId::MemoKpiUndefined,

@@ -1598,7 +1598,13 @@ fn read_sentence(
                     .iter()
                     .find(|m| m.start >= n.end)
                     .map_or(cl.end, |m| m.start);
-                let year_after = cys.iter().any(|y| y.start >= n.end && y.end <= next_figure);
+                // A year that heads the next figure (`…, a 19.5% CAGR, but: FY2020 16.0%, …`) is
+                // that figure's, not this one's.
+                let year_after = cys.iter().any(|y| {
+                    y.start >= n.end
+                        && y.end <= next_figure
+                        && !(next_figure < cl.end && leads(&text[y.end..next_figure]))
+                });
                 let lead_span = match before[..] {
                     [a, b] if a.abs_diff(b) >= 2 && from_to && !year_after => {
                         Some((a.min(b), a.max(b)))
@@ -2071,6 +2077,36 @@ fn read_sentence(
                         }
                     }
                 }
+            }
+            // A clause's years all written after a comma that follows the figure belong to the
+            // phrase the comma opens (`Coverage fell to 1.92x, with a rise only in FY2021`), not
+            // certainly to the figure: verified when they fit, never contradicted.
+            if adjacent.is_none()
+                && !cys.is_empty()
+                && cys.iter().all(|y| {
+                    y.start >= n.end
+                        && text[n.end..y.start].contains(',')
+                        && !cnums.iter().any(|m| m.start >= n.end && m.end <= y.start)
+                })
+            {
+                certain = false;
+            }
+            // `the 40.0 of current assets that the file does not itemise`: a figure written
+            // before `of` and its item is an amount of it (a part, a residual), not certainly
+            // its value.
+            if text[n.end..]
+                .trim_start()
+                .get(..3)
+                .is_some_and(|w| w.eq_ignore_ascii_case("of "))
+                && cms.iter().any(|m| {
+                    m.start > n.end
+                        && text[n.end..m.start]
+                            .trim()
+                            .strip_prefix("of")
+                            .is_some_and(|gap| gap.split_whitespace().count() <= 1)
+                })
+            {
+                certain = false;
             }
             if std::env::var("VOUCH_DEBUG").is_ok() {
                 eprintln!(
