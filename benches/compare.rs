@@ -45,6 +45,8 @@ fn side(seed: u64, runs: usize, paired: bool) -> Vec<RunResult> {
                     verdict: RunVerdict::Error,
                     error: Some("boom".into()),
                     checks: Vec::new(),
+                    first_pass: Some(RunVerdict::Error),
+                    repair_rounds: Some(0),
                 };
             }
             let checks: Vec<CheckOutcome> = names
@@ -61,6 +63,11 @@ fn side(seed: u64, runs: usize, paired: bool) -> Vec<RunResult> {
                 })
                 .collect();
             let rejected = checks.iter().any(|c| c.status == "fail");
+            let verdict = if rejected {
+                RunVerdict::Reject
+            } else {
+                RunVerdict::Accept
+            };
             RunResult {
                 run_id: format!("run_{seed}_{i}"),
                 path: format!("runs/{seed}/{i}"),
@@ -69,13 +76,11 @@ fn side(seed: u64, runs: usize, paired: bool) -> Vec<RunResult> {
                 model: Some("m".into()),
                 source_file: Some("s.csv".into()),
                 source_sha256: Some("ab".repeat(32)),
-                verdict: if rejected {
-                    RunVerdict::Reject
-                } else {
-                    RunVerdict::Accept
-                },
+                verdict,
                 error: None,
                 checks,
+                first_pass: Some(verdict),
+                repair_rounds: Some(0),
             }
         })
         .collect()

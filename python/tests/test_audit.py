@@ -25,6 +25,8 @@ EXPECTED_TYPES = {
     "status": "string_view",
     "findings": "uint32",
     "message": "string_view",
+    "first_pass_verdict": "string_view",
+    "repair_rounds": "uint32",
 }
 
 

@@ -202,6 +202,8 @@ AUDIT_COLUMNS: Tuple[Tuple[str, str], ...] = (
     ("status", "string_view"),
     ("findings", "uint32"),
     ("message", "string_view"),
+    ("first_pass_verdict", "string_view"),
+    ("repair_rounds", "uint32"),
 )
 
 

@@ -726,3 +726,428 @@ mod html_page {
         assert_proportion(row_with(&page, &marker), 2, 3, 2.0 / 3.0, wilson(2, 3));
     }
 }
+
+/// Runs of `vouch run --repair` (docs/runs.md): their `rounds`, the first pass and after repair.
+pub(crate) mod repair {
+    use super::*;
+
+    const SOURCE: &str = "northstar_cloud_financial_statements.csv";
+    const DEFECT: &str = "fixtures/defects/metrics.value/calculated_metrics.csv";
+
+    /// A run directory `root/dir` (run id `id`) whose final bundle is the good one, or fails
+    /// `metrics.value` when `defect`; `rounds` are the verdicts its `run.json` records per
+    /// round, in the shape `vouch run --repair` writes them (None: no `rounds` field, a record
+    /// from before it).
+    pub(crate) fn repaired_run(
+        root: &Path,
+        dir: &str,
+        id: &str,
+        label: &str,
+        defect: bool,
+        rounds: Option<&[&str]>,
+    ) {
+        let run = root.join(dir);
+        write_bundle(&run.join("bundle"), &northstar_files());
+        if defect {
+            std::fs::copy(root_path(DEFECT), run.join("bundle/calculated_metrics.csv")).unwrap();
+        }
+        std::fs::create_dir_all(run.join("source")).unwrap();
+        let src = std::fs::read(northstar_source_path()).unwrap();
+        std::fs::write(run.join("source").join(SOURCE), &src).unwrap();
+        let mut meta = serde_json::json!({
+            "schema": "vouch.run", "schema_version": 1, "run_id": id, "label": label, "trial": 0,
+            "source": { "file_name": SOURCE, "sha256": vouch::bundle::sha256_hex(&src) },
+            "verdict": if defect { "reject" } else { "accept" },
+        });
+        if let Some(rounds) = rounds {
+            let rounds: Vec<serde_json::Value> = rounds
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let failing: &[&str] = if *v == "accept" {
+                        &[]
+                    } else {
+                        &["metrics.value"]
+                    };
+                    serde_json::json!({
+                        "round": i, "verdict": v, "failing": failing,
+                        "usage": { "input_tokens": 1, "output_tokens": 2, "total_tokens": 3 },
+                        "turns": 2, "seconds": 12.5, "source_intact": true,
+                    })
+                })
+                .collect();
+            meta["rounds"] = rounds.into();
+        }
+        std::fs::write(run.join("run.json"), meta.to_string()).unwrap();
+    }
+
+    fn root_path(p: &str) -> std::path::PathBuf {
+        root().join(p)
+    }
+
+    /// Two labels under `root/runs`. Each has a run rejected on the first pass and accepted
+    /// after one repair (`*_fixed`), one accepted on the first pass (`*_first`) and one still
+    /// rejected after two repairs (`*_stuck`). v2 also has a run accepted after two repairs
+    /// (`v2_fixed2`) and a record from before `rounds` (`v2_old`, accepted).
+    ///
+    /// v1: first pass 1/3, after repair 2/3, 2 repaired in 3 rounds. v2: first pass 2/5, after
+    /// repair 4/5, 3 repaired in 5 rounds.
+    pub(crate) fn repaired_runs(root: &Path) {
+        for label in ["v1", "v2"] {
+            let run = |name: &str, defect, rounds| {
+                let id = format!("{label}_{name}");
+                repaired_run(
+                    root,
+                    &format!("runs/{label}/{id}"),
+                    &id,
+                    label,
+                    defect,
+                    rounds,
+                );
+            };
+            run("fixed", false, Some(&["reject", "accept"]));
+            run("first", false, Some(&["accept"]));
+            run("stuck", true, Some(&["reject", "reject", "reject"]));
+            if label == "v2" {
+                run("fixed2", false, Some(&["reject", "reject", "accept"]));
+                run("old", false, None);
+            }
+        }
+    }
+
+    /// Rewrites every run record under `root/runs` without its `rounds`: the same runs as if
+    /// `--repair` had never been given.
+    pub(crate) fn strip_rounds(root: &Path) {
+        for label in std::fs::read_dir(root.join("runs")).unwrap() {
+            for run in std::fs::read_dir(label.unwrap().path()).unwrap() {
+                let path = run.unwrap().path().join("run.json");
+                let mut meta: serde_json::Value =
+                    serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+                meta.as_object_mut().unwrap().remove("rounds");
+                std::fs::write(&path, meta.to_string()).unwrap();
+            }
+        }
+    }
+
+    /// vouch in `dir`, with its home (and so the default verdict cache) there too.
+    pub(crate) fn vouch_at(dir: &Path, args: &[&str]) -> (i32, String, String) {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_vouch"))
+            .args(args)
+            .current_dir(dir)
+            .env("NO_COLOR", "1")
+            .env("HOME", dir)
+            .env("XDG_CACHE_HOME", dir.join(".cache"))
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// The lines of `text` from the first one starting with `heading` up to the blank line
+    /// after them (or the end), each with its line break.
+    pub(crate) fn section<'a>(text: &'a str, heading: &str) -> &'a str {
+        let start = text
+            .find(heading)
+            .unwrap_or_else(|| panic!("no `{heading}` in\n{text}"));
+        let end = text[start..]
+            .find("\n\n")
+            .map_or(text.len(), |i| start + i + 1);
+        &text[start..end]
+    }
+
+    /// (run id, verdict, first pass, repair rounds) of every run, by run id (a run whose
+    /// record cannot be read is known by its directory's name).
+    fn outcomes(
+        results: &[RunResult],
+    ) -> Vec<(String, RunVerdict, Option<RunVerdict>, Option<u32>)> {
+        let mut v: Vec<_> = results
+            .iter()
+            .map(|r| {
+                let id = r.run_id.rsplit('/').next().unwrap().to_string();
+                (id, r.verdict, r.first_pass, r.repair_rounds)
+            })
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
+    #[test]
+    fn every_results_row_carries_the_runs_first_pass_and_repair_rounds() {
+        use RunVerdict::{Accept, Reject};
+        let tmp = tempfile::tempdir().unwrap();
+        repaired_runs(tmp.path());
+        let results = audit(&[&tmp.path().join("runs")], None, None);
+        let o = |id: &str, v, f, n| (id.to_string(), v, Some(f), Some(n));
+        assert_eq!(
+            outcomes(&results),
+            [
+                o("v1_first", Accept, Accept, 0),
+                o("v1_fixed", Accept, Reject, 1),
+                o("v1_stuck", Reject, Reject, 2),
+                o("v2_first", Accept, Accept, 0),
+                o("v2_fixed", Accept, Reject, 1),
+                o("v2_fixed2", Accept, Reject, 2),
+                o("v2_old", Accept, Accept, 0),
+                o("v2_stuck", Reject, Reject, 2),
+            ]
+        );
+        let exts: &[&str] = if cfg!(feature = "tables") {
+            &["jsonl", "csv", "parquet"]
+        } else {
+            &["jsonl"]
+        };
+        for ext in exts {
+            let path = tmp.path().join(format!("r.{ext}"));
+            let mut w = ResultsWriter::create(&path).unwrap();
+            for r in &results {
+                w.write(r).unwrap();
+            }
+            w.finish().unwrap();
+            // Every row of a run has its figures, and they read back.
+            assert_eq!(read_results(&path).unwrap(), results, "{ext}");
+        }
+        // The new columns come last: the others keep their places.
+        let jsonl = std::fs::read_to_string(tmp.path().join("r.jsonl")).unwrap();
+        let fixed = jsonl.lines().find(|l| l.contains("\"v1_fixed\"")).unwrap();
+        assert!(
+            fixed.ends_with(r#","message":null,"first_pass_verdict":"reject","repair_rounds":1}"#),
+            "{fixed}"
+        );
+        if cfg!(feature = "tables") {
+            let csv = std::fs::read_to_string(tmp.path().join("r.csv")).unwrap();
+            assert_eq!(
+                csv.lines().next().unwrap(),
+                "run_id,path,label,trial,model,source_file,source_sha256,verdict,check,family,\
+                 status,findings,message,first_pass_verdict,repair_rounds"
+            );
+            let stuck = csv.lines().find(|l| l.starts_with("v2_stuck,")).unwrap();
+            assert!(stuck.ends_with(",reject,2"), "{stuck}");
+        }
+    }
+
+    #[test]
+    fn the_audit_judges_the_final_bundle_and_takes_only_the_first_pass_from_the_record() {
+        use RunVerdict::{Accept, Error, Reject};
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        // The record says the repair was accepted, but the bundle left fails a check: the
+        // audit's own verdict is the one after repair.
+        repaired_run(
+            root,
+            "runs/claims",
+            "claims",
+            "v1",
+            true,
+            Some(&["reject", "accept"]),
+        );
+        // A first pass recorded as accepted but then repaired: taken as recorded.
+        repaired_run(
+            root,
+            "runs/odd",
+            "odd",
+            "v1",
+            false,
+            Some(&["accept", "accept"]),
+        );
+        // A source copy that no longer matches: not verified, yet its record still tells the
+        // first pass and the rounds.
+        repaired_run(
+            root,
+            "runs/tampered",
+            "tampered",
+            "v1",
+            false,
+            Some(&["reject", "accept"]),
+        );
+        std::fs::write(root.join("runs/tampered/source").join(SOURCE), "year\n").unwrap();
+        // Round 0's verdict not recorded: unknown, not a verdict.
+        repaired_run(
+            root,
+            "runs/unknown",
+            "unknown",
+            "v1",
+            false,
+            Some(&["reject", "accept"]),
+        );
+        let path = root.join("runs/unknown/run.json");
+        let mut meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        meta["rounds"][0]["verdict"] = serde_json::Value::Null;
+        std::fs::write(&path, meta.to_string()).unwrap();
+        // An empty list: no round, no repair.
+        repaired_run(root, "runs/empty", "empty", "v1", true, Some(&[]));
+        // A verdict that is none: the record is broken, as with any malformed field.
+        repaired_run(
+            root,
+            "runs/broken",
+            "broken",
+            "v1",
+            false,
+            Some(&["maybe", "accept"]),
+        );
+
+        let results = audit(&[&root.join("runs")], None, None);
+        let o = |id: &str, v, f, n| (id.to_string(), v, f, Some(n));
+        assert_eq!(
+            outcomes(&results),
+            [
+                ("broken".to_string(), Error, Some(Error), Some(0)),
+                o("claims", Reject, Some(Reject), 1),
+                o("empty", Reject, Some(Reject), 0),
+                o("odd", Accept, Some(Accept), 1),
+                o("tampered", Error, Some(Reject), 1),
+                o("unknown", Accept, None, 1),
+            ]
+        );
+        let broken = results.iter().find(|r| r.path.ends_with("broken")).unwrap();
+        let why = broken.error.as_deref().unwrap();
+        assert!(
+            why.contains("is not a valid run record") && why.contains("maybe"),
+            "{why}"
+        );
+        // The unknown first pass is a null in the results and reads back as one.
+        let exts: &[&str] = if cfg!(feature = "tables") {
+            &["jsonl", "csv", "parquet"]
+        } else {
+            &["jsonl"]
+        };
+        for ext in exts {
+            let out = root.join(format!("r.{ext}"));
+            let mut w = ResultsWriter::create(&out).unwrap();
+            for r in &results {
+                w.write(r).unwrap();
+            }
+            w.finish().unwrap();
+            assert_eq!(read_results(&out).unwrap(), results, "{ext}");
+        }
+        let text = std::fs::read_to_string(root.join("r.jsonl")).unwrap();
+        assert!(text.contains(r#""first_pass_verdict":null,"repair_rounds":1}"#));
+    }
+
+    /// A `{count, n, rate, ci95}` object is `count` of `n` with its Wilson interval.
+    pub(crate) fn assert_figures(v: &serde_json::Value, count: u64, n: u64) {
+        assert_eq!(
+            (v["count"].as_u64(), v["n"].as_u64()),
+            (Some(count), Some(n)),
+            "{v}"
+        );
+        let ci = wilson(count, n);
+        for (i, bound) in ci.iter().enumerate() {
+            assert_same_number(v["ci95"][i].as_f64().unwrap(), *bound, "ci95");
+        }
+    }
+
+    pub(crate) fn wilson(k: u64, n: u64) -> [f64; 2] {
+        let i = vouch::compare::stats::wilson95(k, n);
+        [i.low, i.high]
+    }
+
+    #[test]
+    fn the_summary_gives_first_pass_and_after_repair_per_label_only_when_a_run_was_repaired() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        repaired_runs(dir);
+        let run = |format: &str| {
+            let (code, out, err) = vouch_at(
+                dir,
+                &["audit", "runs", "--no-cache", "-j", "1", "-f", format],
+            );
+            // Two runs are rejected after their repairs.
+            assert_eq!(code, 1, "{err}");
+            assert!(err.is_empty(), "{err}");
+            out
+        };
+        let human = run("human");
+        assert!(
+            human.starts_with("audited 8 runs: 6 accept, 2 reject, 0 could not be verified\n\n"),
+            "{human}"
+        );
+        assert_eq!(
+            section(&human, "first pass and after repair"),
+            "\
+first pass and after repair (vouch run --repair), per label:
+  label     runs  first pass                  after repair                repaired  mean rounds
+  v2           5  2/5 = 40.0% [11.8%, 76.9%]  4/5 = 80.0% [37.6%, 96.4%]         3         1.67
+  v1           3  1/3 = 33.3% [6.1%, 79.2%]   2/3 = 66.7% [20.8%, 93.9%]         2         1.50
+  all runs     8  3/8 = 37.5% [13.7%, 69.4%]  6/8 = 75.0% [40.9%, 92.9%]         5         1.60
+"
+        );
+        let markdown = run("markdown");
+        assert_eq!(
+            section(&markdown, "| label |"),
+            "\
+| label | runs | first pass | after repair | repaired | mean repair rounds |
+|---|---:|---:|---:|---:|---:|
+| `v2` | 5 | 2/5 = 40.0% [11.8%, 76.9%] | 4/5 = 80.0% [37.6%, 96.4%] | 3 | 1.67 |
+| `v1` | 3 | 1/3 = 33.3% [6.1%, 79.2%] | 2/3 = 66.7% [20.8%, 93.9%] | 2 | 1.50 |
+| all runs | 8 | 3/8 = 37.5% [13.7%, 69.4%] | 6/8 = 75.0% [40.9%, 92.9%] | 5 | 1.60 |
+"
+        );
+        let doc: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+        let repair = &doc["repair"];
+        let labels = repair["labels"].as_array().unwrap();
+        let expect = [
+            (&repair["all"], 8, (3, 6), 5, 1.6),
+            (&labels[0], 5, (2, 4), 3, 5.0 / 3.0),
+            (&labels[1], 3, (1, 2), 2, 1.5),
+        ];
+        assert_eq!(
+            (labels[0]["label"].as_str(), labels[1]["label"].as_str()),
+            (Some("v2"), Some("v1"))
+        );
+        for (v, runs, (first, after), repaired, mean) in expect {
+            assert_eq!(v["runs"], runs);
+            assert_figures(&v["first_pass"], first, runs);
+            assert_figures(&v["after_repair"], after, runs);
+            assert_eq!(v["repaired_runs"], repaired);
+            assert_same_number(v["mean_repair_rounds"].as_f64().unwrap(), mean, "mean");
+        }
+        // After repair is the accept rate.
+        assert_eq!(doc["verdicts"]["accept"], 6);
+
+        let page = run("html");
+        assert_inert_page(&page, "audit page");
+        assert!(page.contains("<svg id=\"repair\""));
+        let table = &page[page.find("<table id=\"repair-table\"").unwrap()..];
+        let table = &table[..table.find("</table>").unwrap()];
+        for (marker, runs, first, after, repaired, mean) in [
+            ("data-label=\"v1\"", 3, 1, 2, 2, "1.50"),
+            ("data-label=\"v2\"", 5, 2, 4, 3, "1.67"),
+            ("class=\"all\"", 8, 3, 6, 5, "1.60"),
+        ] {
+            let row = row_with(table, marker);
+            let cells: Vec<&str> = row.split("<td").skip(1).collect();
+            assert!(cells[1].contains(&format!(">{runs}<")), "{row}");
+            let rate = |k: u64| k as f64 / runs as f64;
+            assert_proportion(cells[2], first, runs, rate(first), wilson(first, runs));
+            assert_proportion(cells[3], after, runs, rate(after), wilson(after, runs));
+            assert!(cells[4].contains(&format!(">{repaired}<")), "{row}");
+            assert!(cells[5].contains(&format!(">{mean}<")), "{row}");
+        }
+
+        // The same runs recorded without `--repair`: every report as it was, no repair section.
+        strip_rounds(dir);
+        let plain = run("human");
+        assert_eq!(
+            plain,
+            human
+                .replace(section(&human, "first pass and after repair"), "")
+                .replacen("\n\n\n", "\n\n", 1)
+        );
+        assert!(!plain.contains("first pass"));
+        let plain = run("markdown");
+        assert_eq!(
+            plain,
+            markdown
+                .replace(section(&markdown, "| label |"), "")
+                .replacen("\n\n\n", "\n\n", 1)
+        );
+        let doc: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+        assert!(doc.get("repair").is_none());
+        let plain = run("html");
+        assert!(!plain.contains("repair"), "the page mentions repairs");
+    }
+}

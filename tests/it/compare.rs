@@ -17,6 +17,11 @@ const CHECKS: [&str; 5] = [
 
 /// A verified run whose `failing` checks failed (and all others passed).
 fn run(id: usize, source: Option<&str>, trial: Option<u32>, failing: &[&str]) -> RunResult {
+    let verdict = if failing.is_empty() {
+        RunVerdict::Accept
+    } else {
+        RunVerdict::Reject
+    };
     RunResult {
         run_id: format!("run_{id:05}"),
         path: format!("runs/run_{id:05}"),
@@ -25,11 +30,7 @@ fn run(id: usize, source: Option<&str>, trial: Option<u32>, failing: &[&str]) ->
         model: Some("model-x".into()),
         source_file: Some("statements.csv".into()),
         source_sha256: source.map(str::to_string),
-        verdict: if failing.is_empty() {
-            RunVerdict::Accept
-        } else {
-            RunVerdict::Reject
-        },
+        verdict,
         error: None,
         checks: CHECKS
             .iter()
@@ -43,6 +44,8 @@ fn run(id: usize, source: Option<&str>, trial: Option<u32>, failing: &[&str]) ->
                 }
             })
             .collect(),
+        first_pass: Some(verdict),
+        repair_rounds: Some(0),
     }
 }
 
@@ -51,6 +54,7 @@ fn error_run(id: usize) -> RunResult {
         verdict: RunVerdict::Error,
         error: Some("source sha256 does not match run.json".into()),
         checks: Vec::new(),
+        first_pass: Some(RunVerdict::Error),
         ..run(id, None, None, &[])
     }
 }
@@ -643,6 +647,235 @@ mod html_page {
                 )),
                 "{endpoint}"
             );
+        }
+    }
+}
+
+/// Runs repaired by `vouch run --repair`: first pass and after repair side by side.
+mod repair {
+    use super::*;
+    use crate::audit::repair::{
+        assert_figures, repaired_runs, section, strip_rounds, vouch_at, wilson,
+    };
+    use crate::audit::{assert_inert_page, assert_proportion, row_with};
+
+    const SIDE_BY_SIDE: &str = "\
+first pass and after repair (vouch run --repair):
+                baseline                        candidate
+  first pass    1/3 = 33.3% [6.1%, 79.2%]       2/5 = 40.0% [11.8%, 76.9%]
+  after repair  2/3 = 66.7% [20.8%, 93.9%]      4/5 = 80.0% [37.6%, 96.4%]
+  repaired      2 runs, 1.50 rounds on average  3 runs, 1.67 rounds on average
+  first-pass difference (candidate − baseline): +6.7 pt [-47.2, +52.5]; informational, not tested: the decision is on the final verdicts
+";
+
+    const SIDE_BY_SIDE_MARKDOWN: &str = "\
+**First pass and after repair** (`vouch run --repair`):
+
+| | baseline | candidate |
+|---|---|---|
+| first pass | 1/3 = 33.3% [6.1%, 79.2%] | 2/5 = 40.0% [11.8%, 76.9%] |
+| after repair | 2/3 = 66.7% [20.8%, 93.9%] | 4/5 = 80.0% [37.6%, 96.4%] |
+| repaired runs | 2 runs, 1.50 rounds on average | 3 runs, 1.67 rounds on average |
+
+First-pass difference (candidate − baseline): +6.7 pt [-47.2, +52.5]; informational, not tested: the decision is on the final verdicts.
+";
+
+    #[test]
+    fn first_pass_and_after_repair_side_by_side_for_labels_and_results_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        repaired_runs(dir);
+        for label in ["v1", "v2"] {
+            let out = format!("{label}.jsonl");
+            let args = ["audit", &format!("runs/{label}"), "--no-cache", "-o", &out];
+            let (code, _, err) = vouch_at(dir, &args);
+            assert_eq!(code, 1, "{err}");
+        }
+        let compare = |sides: [&str; 2], format: &str| {
+            let (code, out, err) = vouch_at(dir, &["compare", sides[0], sides[1], "-f", format]);
+            assert!(err.is_empty(), "{err}");
+            (code, out)
+        };
+        let labels = ["runs/v1", "runs/v2"];
+        let files = ["v1.jsonl", "v2.jsonl"];
+        let (code, human) = compare(labels, "human");
+        // 3 runs against 5 cannot rule out a 10-point drop: inconclusive, as without repairs.
+        assert_eq!(code, 3, "{human}");
+        // The side-by-side figures follow the candidate's table, before the differences.
+        let at = |text: &str| human.find(text).unwrap();
+        assert!(at("\ncandidate runs/v2:") < at("\nfirst pass and after repair"));
+        assert!(at("\nfirst pass and after repair") < at("\ndifferences"));
+        assert_eq!(section(&human, "first pass and after repair"), SIDE_BY_SIDE);
+        // The same runs as results files: the same report but for the sides' names.
+        let (_, from_files) = compare(files, "human");
+        assert_eq!(
+            from_files
+                .replace("v1.jsonl", "runs/v1")
+                .replace("v2.jsonl", "runs/v2"),
+            human
+        );
+        let (_, markdown) = compare(labels, "markdown");
+        assert_eq!(
+            section(&markdown, "**First pass and after repair**"),
+            SIDE_BY_SIDE_MARKDOWN
+                .split("\n\n")
+                .next()
+                .unwrap()
+                .to_string()
+                + "\n"
+        );
+        assert!(markdown.contains(SIDE_BY_SIDE_MARKDOWN), "{markdown}");
+
+        let (_, json) = compare(files, "json");
+        let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let repair = &doc["repair"];
+        for (side, runs, first, after, repaired, mean) in [
+            ("baseline", 3, 1, 2, 2, 1.5),
+            ("candidate", 5, 2, 4, 3, 5.0 / 3.0),
+        ] {
+            let v = &repair[side];
+            assert_eq!(v["runs"], runs, "{v}");
+            assert_figures(&v["first_pass"], first, runs);
+            assert_figures(&v["after_repair"], after, runs);
+            assert_eq!(v["repaired_runs"], repaired, "{v}");
+            assert_eq!(v["mean_repair_rounds"].as_f64(), Some(mean), "{v}");
+            // After repair is the side's accept rate, which the decision is about.
+            assert_eq!(v["after_repair"], doc[side]["accept_rate"]);
+        }
+        let difference = repair["first_pass_difference"].as_f64().unwrap();
+        assert!(
+            (difference - (0.4 - 1.0 / 3.0)).abs() < 1e-15,
+            "{difference}"
+        );
+        let interval = vouch::compare::html::difference_interval(
+            &vouch::compare::Proportion::new(1, 3),
+            &vouch::compare::Proportion::new(2, 5),
+        )
+        .unwrap();
+        let ci = repair["first_pass_difference_ci95"].as_array().unwrap();
+        crate::audit::assert_same_number(ci[0].as_f64().unwrap(), interval.low, "low");
+        crate::audit::assert_same_number(ci[1].as_f64().unwrap(), interval.high, "high");
+        assert_eq!(repair["first_pass_tested"], false);
+        assert_eq!(doc["exit_code"], 3);
+
+        let (_, page) = compare(labels, "html");
+        assert_inert_page(&page, "compare page");
+        let table = &page[page.find("<table id=\"repair-table\"").unwrap()..];
+        let table = &table[..table.find("</table>").unwrap()];
+        for (side, runs, first, after, repaired, mean) in [
+            ("baseline", 3, 1, 2, 2, "1.50"),
+            ("candidate", 5, 2, 4, 3, "1.67"),
+        ] {
+            let row = row_with(table, &format!("class=\"{side}\""));
+            let cells: Vec<&str> = row.split("<td").skip(1).collect();
+            let rate = |k: u64| k as f64 / runs as f64;
+            assert_proportion(cells[1], first, runs, rate(first), wilson(first, runs));
+            assert_proportion(cells[2], after, runs, rate(after), wilson(after, runs));
+            assert!(cells[3].contains(&format!(">{repaired}<")), "{row}");
+            assert!(cells[4].contains(&format!(">{mean}<")), "{row}");
+        }
+        assert!(page.contains(
+            "<p id=\"first-pass-difference\">First-pass difference (candidate − baseline): +6.7 pt [-47.2, +52.5]; informational, not tested: the decision is on the final verdicts. After repair is the accept rate.</p>"
+        ));
+
+        // The same runs recorded without `--repair`: the same decision, the reports without
+        // the repair figures.
+        strip_rounds(dir);
+        let (plain_code, plain) = compare(labels, "human");
+        assert_eq!(plain_code, code);
+        assert_eq!(plain, human.replace(&format!("\n{SIDE_BY_SIDE}"), ""));
+        let (_, plain) = compare(labels, "markdown");
+        assert_eq!(
+            plain,
+            markdown.replace(&format!("\n{SIDE_BY_SIDE_MARKDOWN}"), "")
+        );
+        let (_, json) = compare(labels, "json");
+        let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert!(doc.get("repair").is_none());
+        let (_, plain) = compare(labels, "html");
+        assert!(!plain.contains("repair"), "the page mentions repairs");
+    }
+
+    #[test]
+    fn results_files_from_before_the_repair_columns_still_read() {
+        // fixtures/cli holds results files written before `first_pass_verdict` and
+        // `repair_rounds`: runs never repaired.
+        for name in ["baseline-80.csv", "candidate-80-worse.csv"] {
+            let path = crate::support::root().join("fixtures/cli").join(name);
+            let header = std::fs::read_to_string(&path).unwrap();
+            assert!(!header.lines().next().unwrap().contains("repair"), "{name}");
+            let runs = vouch::compare::read_results(&path).unwrap();
+            assert_eq!(runs.len(), 80, "{name}");
+            for r in &runs {
+                assert_eq!((r.first_pass, r.repair_rounds), (Some(r.verdict), Some(0)));
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("old.jsonl");
+        let row = |id: &str, verdict: &str, check: &str, extra: &str| {
+            format!(
+                r#"{{"run_id":"{id}","path":"runs/{id}","label":"v1","trial":0,"model":null,"source_file":"s.csv","source_sha256":"ab","verdict":"{verdict}","check":"{check}","family":"x","status":"pass","findings":0,"message":null{extra}}}"#
+            )
+        };
+        let text = [
+            row("a", "accept", "memo.x", ""),
+            row("a", "accept", "svg.y", ""),
+            row("b", "reject", "memo.x", ""),
+        ]
+        .join("\n");
+        std::fs::write(&old, text).unwrap();
+        let runs = vouch::compare::read_results(&old).unwrap();
+        let got: Vec<_> = runs
+            .iter()
+            .map(|r| (r.verdict, r.first_pass, r.repair_rounds))
+            .collect();
+        use RunVerdict::{Accept, Reject};
+        assert_eq!(
+            got,
+            [
+                (Accept, Some(Accept), Some(0)),
+                (Reject, Some(Reject), Some(0))
+            ]
+        );
+        // Sides of old files only: nothing was repaired, so no repair figures.
+        let c = compare(&runs, &runs, 0.05);
+        assert!(!c.repaired());
+        assert!(!render::human(
+            &c,
+            render::Names {
+                baseline: "a",
+                candidate: "b"
+            }
+        )
+        .contains("first pass"));
+
+        // With the columns: null is "not recorded"; rows of a run must agree; a value must be a
+        // verdict.
+        let new = dir.path().join("new.jsonl");
+        let with = |fp: &str, n: &str| format!(r#","first_pass_verdict":{fp},"repair_rounds":{n}"#);
+        std::fs::write(
+            &new,
+            [
+                row("a", "accept", "memo.x", &with("null", "1")),
+                row("a", "accept", "svg.y", &with("null", "1")),
+            ]
+            .join("\n"),
+        )
+        .unwrap();
+        let runs = vouch::compare::read_results(&new).unwrap();
+        assert_eq!((runs[0].first_pass, runs[0].repair_rounds), (None, Some(1)));
+        for (second, says) in [
+            (with("\"reject\"", "1"), "line 2: run `a` has first_pass_verdict and repair_rounds `null, 1` on an earlier row and `reject, 1` here"),
+            (with("\"maybe\"", "1"), "line 2: unknown first_pass_verdict `maybe`"),
+        ] {
+            let text = [
+                row("a", "accept", "memo.x", &with("null", "1")),
+                row("a", "accept", "svg.y", &second),
+            ]
+            .join("\n");
+            std::fs::write(&new, text).unwrap();
+            let e = vouch::compare::read_results(&new).unwrap_err().to_string();
+            assert!(e.contains(says), "{e}");
         }
     }
 }

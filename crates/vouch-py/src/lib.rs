@@ -203,6 +203,8 @@ fn columns(py: Python<'_>, a: Audited) -> PyResult<Bound<'_, PyDict>> {
     let mut status = Vec::with_capacity(n);
     let mut findings = Vec::with_capacity(n);
     let mut message = Vec::with_capacity(n);
+    let mut first_pass_verdict = Vec::with_capacity(n);
+    let mut repair_rounds = Vec::with_capacity(n);
     for r in a.rows {
         run_id.push(r.run_id);
         path.push(r.path);
@@ -217,6 +219,8 @@ fn columns(py: Python<'_>, a: Audited) -> PyResult<Bound<'_, PyDict>> {
         status.push(r.status);
         findings.push(r.findings);
         message.push(r.message);
+        first_pass_verdict.push(r.first_pass_verdict);
+        repair_rounds.push(r.repair_rounds);
     }
     let cols = PyDict::new(py);
     cols.set_item("run_id", run_id)?;
@@ -232,6 +236,8 @@ fn columns(py: Python<'_>, a: Audited) -> PyResult<Bound<'_, PyDict>> {
     cols.set_item("status", status)?;
     cols.set_item("findings", findings)?;
     cols.set_item("message", message)?;
+    cols.set_item("first_pass_verdict", first_pass_verdict)?;
+    cols.set_item("repair_rounds", repair_rounds)?;
     let out = PyDict::new(py);
     out.set_item("columns", cols)?;
     out.set_item("runs", a.runs)?;

@@ -333,6 +333,8 @@ fn compare_memory_follows_the_runs_not_runs_times_distinct_checks() {
                     findings: 0,
                     message: None,
                 }],
+                first_pass: Some(RunVerdict::Accept),
+                repair_rounds: Some(0),
             })
             .collect()
     };

@@ -1,8 +1,9 @@
-//! `vouch audit --format html`: one self-contained page (the shell of
-//! `vouch_core::report::html`: inline CSS, no script, no fetch) with the totals and the accept
-//! rate, the accept rate per label (`#accept-rate`), the most frequent failing checks per label
-//! (`#failing-checks`) — every rate with its Wilson 95 % interval, drawn by vouch as inline SVG
-//! and printed in a table — the worst runs linked to their own verify reports (`#worst-runs
+//! `vouch audit --format html`: one self-contained page (the shell of `vouch_core::report::html`:
+//! inline CSS, no script, no fetch) with the totals and the accept rate, the accept rate per label
+//! (`#accept-rate`), when some run went through `vouch run --repair` the first-pass and
+//! after-repair accept rates per label (`#repair`), the most frequent failing checks per label
+//! (`#failing-checks`) — every rate with its Wilson 95 % interval, drawn by vouch as inline SVG and
+//! printed in a table — the worst runs linked to their own verify reports (`#worst-runs
 //! a.run-report`), and the runs that could not be verified.
 //!
 //! Run ids, labels, paths, check ids and error messages come from the run directories and are
@@ -11,9 +12,10 @@
 //! only, so that nothing is written outside that directory (docs/decisions.md).
 
 use super::discover::Found;
+use super::repair::RepairTally;
 use super::results::{RunResult, RunVerdict};
 use super::runner::Auditor;
-use super::summary::{Summary, WorstRun};
+use super::summary::{Summary, WorstRun, NO_LABEL};
 use crate::compare::render::{interval, percent};
 use crate::compare::Proportion;
 use crate::plot::{self, Axis, Row};
@@ -30,9 +32,6 @@ pub const LABELS_PER_CHECK: usize = 8;
 pub const CHECKS_SHOWN: usize = 10;
 /// Runs that could not be verified listed by path.
 pub const NOT_VERIFIED_SHOWN: usize = 100;
-
-/// What the page shows for runs without a label.
-const NO_LABEL: &str = "(no label)";
 
 /// The runs of one label.
 #[derive(Clone, Debug, Default)]
@@ -221,6 +220,9 @@ pub fn render(summary: &Summary, labels: &Labels, reports: &Reports, inputs: &[S
     ));
     totals(&mut page, summary);
     accept_rates(&mut page, labels);
+    if summary.repaired() {
+        repair(&mut page, summary);
+    }
     failing_checks(&mut page, summary, labels);
     worst_runs(&mut page, summary, reports);
     not_verified(&mut page, summary);
@@ -301,6 +303,65 @@ fn accept_rates(page: &mut Page, labels: &Labels) {
             vouch_core::report::plural(more, "label", "labels")
         ));
     }
+}
+
+/// First pass and after repair per label, as a chart (`#repair`) and a table (`#repair-table`).
+fn repair(page: &mut Page, summary: &Summary) {
+    page.push("<h2>First pass and after repair</h2>\n");
+    let labels = summary.repair_by_label();
+    let shown = &labels[..labels.len().min(LABELS_SHOWN)];
+    let mut rows = Vec::new();
+    for (label, t) in shown {
+        rows.push(Row::Heading(label_text(label).to_string()));
+        rows.push(Row::Mark(plot::proportion_mark(
+            "first pass",
+            &t.first_pass(),
+            "rate",
+        )));
+        rows.push(Row::Mark(plot::proportion_mark(
+            "after repair",
+            &t.after_repair(),
+            "rate",
+        )));
+    }
+    page.push(&plot::chart(
+        "repair",
+        "Accept rate per label on the first pass and after repair, with Wilson 95 % intervals",
+        Axis::Rate,
+        &rows,
+    ));
+    let mut table = String::from(
+        "<table id=\"repair-table\" class=\"figures\">\n<tr><th>label</th><th>runs</th><th>first pass</th><th>after repair</th><th>repaired runs</th><th>mean repair rounds</th></tr>\n",
+    );
+    let row = |table: &mut String, attributes: String, label: String, t: &RepairTally| {
+        let _ = writeln!(
+            table,
+            "<tr{attributes}><td>{label}</td><td class=\"num\">{}</td>{}{}<td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            t.runs,
+            plot::proportion_cell(&t.first_pass()),
+            plot::proportion_cell(&t.after_repair()),
+            t.repaired,
+            t.mean_text()
+        );
+    };
+    for (label, t) in shown {
+        let attributes = format!(" data-label=\"{}\"", escape(label.as_deref().unwrap_or("")));
+        row(&mut table, attributes, label_cell(label), t);
+    }
+    if labels.len() > 1 {
+        let total = summary.repair_total();
+        row(
+            &mut table,
+            " class=\"all\"".to_string(),
+            "all runs".to_string(),
+            &total,
+        );
+    }
+    table.push_str("</table>\n");
+    page.push(&table);
+    page.push(
+        "<p class=\"muted\">First pass: the verdict <code>run.json</code> records for round 0 of a repaired run (its repairs replaced that bundle), else the audit's own. After repair: the audit's verdict on the final bundle, the accept rate above. Mean repair rounds: over the runs repaired.</p>\n",
+    );
 }
 
 fn label_cell(label: &Option<String>) -> String {
@@ -540,6 +601,8 @@ mod tests {
                     message: None,
                 })
                 .collect(),
+            first_pass: Some(verdict),
+            repair_rounds: Some(0),
         };
         let mut labels = Labels::default();
         labels.add(&run(Some("v1"), RunVerdict::Accept, &[("a", "pass")]));

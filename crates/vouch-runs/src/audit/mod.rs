@@ -9,6 +9,7 @@ pub mod dedup;
 pub mod discover;
 pub mod html;
 pub mod output;
+pub mod repair;
 pub mod results;
 pub mod runner;
 pub mod summary;

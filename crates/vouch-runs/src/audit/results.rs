@@ -41,6 +41,15 @@ pub struct RunResult {
     /// Per registered check of the checked families: (check id, worst status, findings count,
     /// first message when not passing).
     pub checks: Vec<CheckOutcome>,
+    /// The verdict before any repair (`vouch run --repair`): the one `run.json` records for
+    /// round 0 when the run was repaired (that bundle is gone), else `verdict`. None when the
+    /// record has repair rounds but no verdict for round 0.
+    #[serde(default)]
+    pub first_pass: Option<RunVerdict>,
+    /// Repair rounds the run went through: one less than the rounds `run.json` records, 0 when
+    /// it records none.
+    #[serde(default)]
+    pub repair_rounds: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -69,6 +78,12 @@ pub struct CheckRow {
     pub status: String,
     pub findings: u32,
     pub message: Option<String>,
+    /// The run's [`RunResult::first_pass`] (`accept`, `reject` or `error`; null when not
+    /// recorded). Absent from results files written before it: read as `verdict`.
+    pub first_pass_verdict: Option<String>,
+    /// The run's [`RunResult::repair_rounds`]. Absent from results files written before it:
+    /// read as 0.
+    pub repair_rounds: Option<u32>,
 }
 
 impl RunResult {
@@ -87,6 +102,8 @@ impl RunResult {
             status: status.to_string(),
             findings,
             message,
+            first_pass_verdict: self.first_pass.map(|v| v.as_str().to_string()),
+            repair_rounds: self.repair_rounds,
         };
         if self.verdict == RunVerdict::Error {
             return vec![row("run.error", "fail", 1, self.error.clone())];
@@ -97,11 +114,25 @@ impl RunResult {
             .collect()
     }
 
+    /// Whether the run went through at least one repair round.
+    pub fn repaired(&self) -> bool {
+        self.repair_rounds.is_some_and(|n| n > 0)
+    }
+
     /// Whether check `id` failed in this run.
     pub fn failed(&self, id: &str) -> bool {
         self.checks
             .iter()
             .any(|c| c.check == id && c.status == "fail")
+    }
+}
+
+/// A results-table verdict: anything but `accept` and `reject` is `error`.
+fn verdict_of(text: &str) -> RunVerdict {
+    match text {
+        "accept" => RunVerdict::Accept,
+        "reject" => RunVerdict::Reject,
+        _ => RunVerdict::Error,
     }
 }
 
@@ -122,13 +153,11 @@ pub fn group_rows(rows: Vec<CheckRow>) -> Vec<RunResult> {
                 model: row.model.clone(),
                 source_file: row.source_file.clone(),
                 source_sha256: row.source_sha256.clone(),
-                verdict: match row.verdict.as_str() {
-                    "accept" => RunVerdict::Accept,
-                    "reject" => RunVerdict::Reject,
-                    _ => RunVerdict::Error,
-                },
+                verdict: verdict_of(&row.verdict),
                 error: None,
                 checks: Vec::new(),
+                first_pass: row.first_pass_verdict.as_deref().map(verdict_of),
+                repair_rounds: row.repair_rounds,
             }
         });
         if row.check == "run.error" {

@@ -25,6 +25,40 @@ pub struct RunMeta {
     pub trial: Option<u32>,
     pub model: Option<String>,
     pub source: Option<RunSource>,
+    /// The verification rounds of `vouch run --repair`: round 0 the first pass, each later one
+    /// a repair. Absent from records written without `--repair` (no repair happened).
+    pub rounds: Option<Vec<RunRound>>,
+}
+
+/// One verification round of a run record (its other fields are not read).
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct RunRound {
+    /// vouch's verdict on the bundle of that round; null when not recorded.
+    pub verdict: Option<RunVerdict>,
+}
+
+impl RunMeta {
+    /// The repair rounds the record holds: one less than its rounds, 0 without any.
+    pub fn repair_rounds(&self) -> u32 {
+        let rounds = self.rounds.as_ref().map_or(0, Vec::len);
+        u32::try_from(rounds.saturating_sub(1)).unwrap_or(u32::MAX)
+    }
+
+    /// The first pass's verdict when the run was repaired: round 0's, as recorded (the bundle
+    /// it judged was replaced by the repairs, so it cannot be verified again). None when the
+    /// run was not repaired: the final bundle is then the first pass's own.
+    pub fn repaired_first_pass(&self) -> Option<Option<RunVerdict>> {
+        match self.rounds.as_deref() {
+            Some([first, _, ..]) => Some(first.verdict),
+            _ => None,
+        }
+    }
+
+    /// The first-pass verdict of a run the audit judged `verdict` (docs/decisions.md, "Repair
+    /// rounds in the audit").
+    pub fn first_pass(&self, verdict: RunVerdict) -> Option<RunVerdict> {
+        self.repaired_first_pass().unwrap_or(Some(verdict))
+    }
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -267,6 +301,7 @@ impl Auditor {
             }
         };
         let m = meta.unwrap_or_default();
+        let (first_pass, repair_rounds) = (m.first_pass(verdict), Some(m.repair_rounds()));
         RunResult {
             run_id: m.run_id.clone().unwrap_or_else(|| path.clone()),
             path,
@@ -278,6 +313,8 @@ impl Auditor {
             verdict,
             error: None,
             checks,
+            first_pass,
+            repair_rounds,
         }
     }
 }
@@ -460,6 +497,8 @@ pub fn outcome(report: &Report) -> (RunVerdict, Vec<CheckOutcome>) {
 fn error_result(path: String, meta: Option<&RunMeta>, error: String) -> RunResult {
     let m = meta.cloned().unwrap_or_default();
     RunResult {
+        first_pass: m.first_pass(RunVerdict::Error),
+        repair_rounds: Some(m.repair_rounds()),
         run_id: m.run_id.unwrap_or_else(|| path.clone()),
         path,
         label: m.label,

@@ -1,9 +1,12 @@
-//! The audit summary: verdict counts, the most frequent failing checks with counts and rates,
-//! and the worst runs. Results stream in and only compact rows are kept (a run's id and path,
+//! The audit summary: verdict counts, the most frequent failing checks with counts and rates, and
+//! the worst runs; when some run went through `vouch run --repair`, the first-pass and after-repair
+//! accept rates per label. Results stream in and only compact rows are kept (a run's id and path,
 //! and one small row per failing or warning check); the rankings are group-bys over them — in
 //! polars with the `tables` feature, else in plain maps.
 
+use super::repair::RepairTally;
 use super::results::{RunResult, RunVerdict};
+use crate::plot::proportion_text;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -27,6 +30,21 @@ pub struct Summary {
     skipped: std::collections::HashMap<String, u64>,
     /// The first [`LISTED`] runs that could not be verified: (path, why).
     not_verified: Vec<(String, String)>,
+    /// Per label: first pass and after repair (shown only when some run was repaired).
+    repair: BTreeMap<Option<String>, RepairTally>,
+}
+
+/// What the summary calls runs without a label.
+pub const NO_LABEL: &str = "(no label)";
+/// The repair tables' row of every run.
+const ALL_RUNS: &str = "all runs";
+
+/// Whose runs a row of the repair tables counts.
+enum RepairRow<'a> {
+    /// One label's (None: the runs without one).
+    Label(&'a Option<String>),
+    /// Every run's.
+    All,
 }
 
 /// Runs that could not be verified listed by path in a summary (all of them are in the results
@@ -62,6 +80,7 @@ impl Summary {
         let idx = self.ids.len() as u32;
         self.ids.push((r.run_id.clone(), r.path.clone()));
         self.runs += 1;
+        self.repair.entry(r.label.clone()).or_default().add(r);
         match r.verdict {
             RunVerdict::Accept => self.accept += 1,
             RunVerdict::Reject => self.reject += 1,
@@ -165,6 +184,152 @@ impl Summary {
         &self.errors
     }
 
+    /// Whether some run went through at least one repair round: only then do the reports show
+    /// first-pass and after-repair rates.
+    pub fn repaired(&self) -> bool {
+        self.repair.values().any(|t| t.repaired > 0)
+    }
+
+    /// Per label, the labels with the most runs first (then by label): first pass and after
+    /// repair.
+    pub fn repair_by_label(&self) -> Vec<(&Option<String>, &RepairTally)> {
+        let mut v: Vec<(&Option<String>, &RepairTally)> = self.repair.iter().collect();
+        v.sort_by(|a, b| b.1.runs.cmp(&a.1.runs).then_with(|| a.0.cmp(b.0)));
+        v
+    }
+
+    /// First pass and after repair over every run.
+    pub fn repair_total(&self) -> RepairTally {
+        let mut all = RepairTally::default();
+        for t in self.repair.values() {
+            all.runs += t.runs;
+            all.accepted += t.accepted;
+            all.first_known += t.first_known;
+            all.first_accepted += t.first_accepted;
+            all.repaired += t.repaired;
+            all.rounds += t.rounds;
+        }
+        all
+    }
+
+    /// The rows of the repair tables: the [`LABELS_SHOWN`](super::html::LABELS_SHOWN) largest
+    /// labels, then every run's when there is more than one label; and how many labels were
+    /// left out.
+    fn repair_rows(&self) -> (Vec<(RepairRow<'_>, RepairTally)>, usize) {
+        let labels = self.repair_by_label();
+        let shown = labels.len().min(super::html::LABELS_SHOWN);
+        let mut rows: Vec<(RepairRow<'_>, RepairTally)> = labels[..shown]
+            .iter()
+            .map(|(l, t)| (RepairRow::Label(l), **t))
+            .collect();
+        if labels.len() > 1 {
+            rows.push((RepairRow::All, self.repair_total()));
+        }
+        (rows, labels.len() - shown)
+    }
+
+    fn render_repair_human(&self, out: &mut String) {
+        let (rows, more) = self.repair_rows();
+        let header = [
+            "label",
+            "runs",
+            "first pass",
+            "after repair",
+            "repaired",
+            "mean rounds",
+        ]
+        .map(str::to_string);
+        let mut table = vec![header];
+        for (label, t) in &rows {
+            let label = match label {
+                RepairRow::Label(l) => {
+                    vouch_core::report::inert(l.as_deref().unwrap_or(NO_LABEL)).into_owned()
+                }
+                RepairRow::All => ALL_RUNS.to_string(),
+            };
+            table.push([
+                label,
+                t.runs.to_string(),
+                proportion_text(&t.first_pass()),
+                proportion_text(&t.after_repair()),
+                t.repaired.to_string(),
+                t.mean_text(),
+            ]);
+        }
+        let mut widths = [0usize; 6];
+        for row in &table {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        out.push_str("\nfirst pass and after repair (vouch run --repair), per label:\n");
+        for row in &table {
+            let mut line = String::new();
+            for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
+                // Counts right-aligned, text left-aligned.
+                if matches!(i, 1 | 4 | 5) {
+                    line.push_str(&format!("  {cell:>w$}"));
+                } else {
+                    line.push_str(&format!("  {cell:<w$}"));
+                }
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        if more > 0 {
+            out.push_str(&format!(
+                "  … and {} more (their runs are in `{ALL_RUNS}`)\n",
+                vouch_core::report::plural(more, "label", "labels")
+            ));
+        }
+    }
+
+    fn render_repair_markdown(&self, out: &mut String) {
+        let (rows, more) = self.repair_rows();
+        out.push_str("| label | runs | first pass | after repair | repaired | mean repair rounds |\n|---|---:|---:|---:|---:|---:|\n");
+        for (label, t) in &rows {
+            let label = match label {
+                RepairRow::Label(Some(l)) => format!(
+                    "`{}`",
+                    vouch_core::report::inert(l)
+                        .replace('|', "\\|")
+                        .replace('`', "'")
+                ),
+                RepairRow::Label(None) => NO_LABEL.to_string(),
+                RepairRow::All => ALL_RUNS.to_string(),
+            };
+            out.push_str(&format!(
+                "| {label} | {} | {} | {} | {} | {} |\n",
+                t.runs,
+                proportion_text(&t.first_pass()),
+                proportion_text(&t.after_repair()),
+                t.repaired,
+                t.mean_text()
+            ));
+        }
+        if more > 0 {
+            out.push_str(&format!(
+                "\n{} more not shown; their runs are in {ALL_RUNS}.\n",
+                vouch_core::report::plural(more, "label", "labels")
+            ));
+        }
+        out.push('\n');
+    }
+
+    /// `{all, labels: [{label, …}]}`, every label, the largest first.
+    fn repair_json(&self) -> serde_json::Value {
+        let labels: Vec<serde_json::Value> = self
+            .repair_by_label()
+            .into_iter()
+            .map(|(label, t)| {
+                let mut v = t.json();
+                v["label"] = serde_json::json!(label);
+                v
+            })
+            .collect();
+        serde_json::json!({ "all": self.repair_total().json(), "labels": labels })
+    }
+
     pub fn render_human(&self) -> String {
         let mut out = format!(
             "audited {}: {} accept, {} reject, {} could not be verified\n",
@@ -173,6 +338,9 @@ impl Summary {
             self.reject,
             self.error
         );
+        if self.repaired() {
+            self.render_repair_human(&mut out);
+        }
         let top = self.top_checks();
         if !top.is_empty() {
             out.push_str("\nmost frequent failing checks:\n");
@@ -238,7 +406,7 @@ impl Summary {
     }
 
     pub fn render_json(&self) -> String {
-        let doc = serde_json::json!({
+        let mut doc = serde_json::json!({
             "schema": "vouch.audit",
             "schema_version": 1,
             "runs": self.runs,
@@ -248,6 +416,9 @@ impl Summary {
             "errors": self.errors,
             "not_verified": self.not_verified(),
         });
+        if self.repaired() {
+            doc["repair"] = self.repair_json();
+        }
         serde_json::to_string_pretty(&doc).expect("summary serializes") + "\n"
     }
 
@@ -259,6 +430,9 @@ impl Summary {
             self.reject,
             self.error
         );
+        if self.repaired() {
+            self.render_repair_markdown(&mut out);
+        }
         let top = self.top_checks();
         if !top.is_empty() {
             out.push_str("| check | failed runs | rate | warned |\n|---|---:|---:|---:|\n");

@@ -25,6 +25,8 @@ struct Columns {
     status: Vec<String>,
     findings: Vec<u32>,
     message: Vec<Option<String>>,
+    first_pass_verdict: Vec<Option<String>>,
+    repair_rounds: Vec<Option<u32>>,
 }
 
 impl Columns {
@@ -42,6 +44,8 @@ impl Columns {
         self.status.push(r.status);
         self.findings.push(r.findings);
         self.message.push(r.message);
+        self.first_pass_verdict.push(r.first_pass_verdict);
+        self.repair_rounds.push(r.repair_rounds);
     }
 
     fn len(&self) -> usize {
@@ -65,6 +69,8 @@ impl Columns {
             "status" => c.status,
             "findings" => c.findings,
             "message" => c.message,
+            "first_pass_verdict" => c.first_pass_verdict,
+            "repair_rounds" => c.repair_rounds,
         )
     }
 }
@@ -182,6 +188,18 @@ fn frame_rows(df: &DataFrame) -> PolarsResult<Vec<CheckRow>> {
         u("findings")?,
         s("message")?,
     );
+    // Files written before these columns: the first pass is the verdict, no repair rounds.
+    let has = |n: &str| df.column(n).is_ok();
+    let first_pass = if has("first_pass_verdict") {
+        s("first_pass_verdict")?
+    } else {
+        verdict.clone()
+    };
+    let repair_rounds = if has("repair_rounds") {
+        u("repair_rounds")?
+    } else {
+        vec![Some(0); df.height()]
+    };
     Ok((0..df.height())
         .map(|i| CheckRow {
             run_id: run_id[i].clone().unwrap_or_default(),
@@ -197,6 +215,8 @@ fn frame_rows(df: &DataFrame) -> PolarsResult<Vec<CheckRow>> {
             status: status[i].clone().unwrap_or_default(),
             findings: findings[i].unwrap_or(0),
             message: message[i].clone(),
+            first_pass_verdict: first_pass[i].clone(),
+            repair_rounds: repair_rounds[i],
         })
         .collect())
 }

@@ -1,13 +1,16 @@
 //! `vouch compare --format html`: one self-contained page (the shell of
 //! `vouch_core::report::html`: inline CSS, no script, no fetch) with the decision in words
 //! (`#decision`, the sentences the human report opens with), the accept rates side by side with
-//! their Wilson 95 % intervals (`#accept-rates`), and every tested endpoint's difference
-//! (candidate − baseline) with its 95 % interval as a forest plot (`#forest`) and a table
-//! (`#differences`). Side names and check ids come from the runs and are escaped.
+//! their Wilson 95 % intervals (`#accept-rates`) — when some run was repaired (`vouch run
+//! --repair`), with each side's first-pass and after-repair rates (`#repair-table`) and the
+//! first-pass difference (`#first-pass-difference`, informational) — and every tested
+//! endpoint's difference (candidate − baseline) with its 95 % interval as a forest plot
+//! (`#forest`) and a table (`#differences`). Side names and check ids come from the runs and
+//! are escaped.
 
 use super::render::{
-    decision_word, endpoint_name, method_text, p_value, pass_k_text, points, verdict_text, Names,
-    LEGEND,
+    decision_word, endpoint_name, first_pass_difference_text, method_text, p_value, pass_k_text,
+    points, verdict_text, Names, FIRST_PASS_NOTE, LEGEND,
 };
 use super::stats::Interval;
 use super::{Change, Comparison, Decision, Difference, Proportion, ACCEPT};
@@ -128,6 +131,30 @@ pub fn render(c: &Comparison, names: Names) -> String {
     }
     table.push_str("</table>\n");
     page.push(&table);
+    if c.repaired() {
+        page.push("<h2>First pass and after repair</h2>\n");
+        let mut table = String::from(
+            "<table id=\"repair-table\" class=\"figures\">\n<tr><th>side</th><th>first pass</th><th>after repair</th><th>repaired runs</th><th>mean repair rounds</th></tr>\n",
+        );
+        for (title, name, side) in sides {
+            let _ = writeln!(
+                table,
+                "<tr class=\"{title}\"><td>{title} <code>{}</code></td>{}{}<td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                escape(name),
+                plot::proportion_cell(&side.repair.first_pass()),
+                plot::proportion_cell(&side.repair.after_repair()),
+                side.repair.repaired,
+                side.repair.mean_text()
+            );
+        }
+        table.push_str("</table>\n");
+        page.push(&table);
+        page.push(&format!(
+            "<p id=\"first-pass-difference\">First-pass difference (candidate − baseline): {}; {}. After repair is the accept rate.</p>\n",
+            escape(&first_pass_difference_text(c)),
+            escape(FIRST_PASS_NOTE)
+        ));
+    }
 
     page.push("<h2>Differences (candidate − baseline)</h2>\n");
     let tested: Vec<&Difference> = c.checks.iter().filter(|d| d.in_family).collect();

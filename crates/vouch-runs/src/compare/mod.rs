@@ -22,12 +22,16 @@
 //!   them would only cost power. The accept rate is thus corrected like the checks; it is
 //!   reported first and separately.
 //! - Significant means adjusted p ≤ α.
+//! - Runs repaired by `vouch run --repair` are judged on their final verdict (the audit's). The
+//!   first-pass accept rates are reported beside it, with their difference, for information: not
+//!   tested, not in the family, not part of the decision.
 
 pub mod html;
 pub mod read;
 pub mod render;
 pub mod stats;
 
+use crate::audit::repair::RepairTally;
 use crate::audit::{RunResult, RunVerdict};
 use stats::{Interval, LnFactorial, Table2x2};
 use std::collections::HashMap;
@@ -92,6 +96,8 @@ pub struct Side {
     pub inputs: u64,
     /// pass^k for k = 1..; empty when some input has a single trial.
     pub pass_k: Vec<(u64, f64)>,
+    /// First pass and after repair (`vouch run --repair`).
+    pub repair: RepairTally,
 }
 
 /// `count` out of `n`, with its Wilson 95 % interval.
@@ -206,6 +212,21 @@ impl Comparison {
 
     pub fn is_worse(&self) -> bool {
         !self.regressions().is_empty()
+    }
+
+    /// Whether some run on either side went through a repair round: only then do the reports
+    /// show first-pass and after-repair rates.
+    pub fn repaired(&self) -> bool {
+        self.baseline.repair.repaired + self.candidate.repair.repaired > 0
+    }
+
+    /// The first-pass accept rates of the sides, (baseline, candidate): informational, never
+    /// tested.
+    pub fn first_pass(&self) -> (Proportion, Proportion) {
+        (
+            self.baseline.repair.first_pass(),
+            self.candidate.repair.first_pass(),
+        )
     }
 
     /// Worse; else inconclusive when the data cannot rule out a drop of `min_effect` in the
@@ -472,6 +493,7 @@ pub fn compare(baseline: &[RunResult], candidate: &[RunResult], alpha: f64) -> C
             checks,
             inputs: input_count,
             pass_k,
+            repair: RepairTally::of(runs),
         }
     };
     let baseline_side = side_of(&sides[0], baseline, &differences, false);
@@ -732,6 +754,8 @@ mod tests {
                 },
                 error: None,
                 checks: Vec::new(),
+                first_pass: None,
+                repair_rounds: None,
             })
             .collect()
     }

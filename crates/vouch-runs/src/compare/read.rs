@@ -1,8 +1,9 @@
 //! Reading an audit results file (`vouch audit --out`) back into runs: one [`CheckRow`] per
 //! (run, check) as JSON lines (`.jsonl`) or CSV with a header (`.csv`), grouped by
 //! (run_id, path) in order of first appearance. Columns are matched by name; unknown columns are
-//! ignored and `family` is not needed (it is derived from the check id). Parquet is not read
-//! here yet.
+//! ignored and `family` is not needed (it is derived from the check id). Files written before
+//! `first_pass_verdict` and `repair_rounds` were columns are read as runs never repaired: the
+//! first pass is the verdict, 0 repair rounds. Parquet is read by `audit::table`.
 //!
 //! Limits: a JSON line may be at most [`MAX_LINE`] bytes; a malformed row, an unknown verdict
 //! or status, or a run whose rows disagree on its verdict is an error naming the line.
@@ -10,7 +11,7 @@
 //! [`CheckRow`]: crate::audit::CheckRow
 
 use crate::audit::{results::CheckOutcome, RunResult, RunVerdict};
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
@@ -65,6 +66,26 @@ struct Row<'a> {
     findings: u32,
     #[serde(borrow, default)]
     message: Option<Cow<'a, str>>,
+    /// None when the column is absent (a file written before it), Some(None) when null.
+    #[serde(default, deserialize_with = "present")]
+    first_pass_verdict: Option<Option<String>>,
+    /// None when the column is absent, Some(None) when null.
+    #[serde(default, deserialize_with = "present")]
+    repair_rounds: Option<Option<u32>>,
+}
+
+/// A column that is there, null or not (an absent one is `None` through `default`).
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+fn verdict_of(text: &str) -> Option<RunVerdict> {
+    match text {
+        "accept" => Some(RunVerdict::Accept),
+        "reject" => Some(RunVerdict::Reject),
+        "error" => Some(RunVerdict::Error),
+        _ => None,
+    }
 }
 
 /// Read a results file by its extension.
@@ -171,6 +192,15 @@ pub fn read_csv(path: &str, reader: impl Read) -> Result<Vec<RunResult>, ReadErr
     Ok(runs.runs)
 }
 
+/// `accept, 1` or `null, null`: a run's first pass and repair rounds as a row holds them.
+fn repair_text(first_pass: Option<RunVerdict>, rounds: Option<u32>) -> String {
+    format!(
+        "`{}, {}`",
+        first_pass.map_or("null", RunVerdict::as_str),
+        rounds.map_or_else(|| "null".to_string(), |n| n.to_string())
+    )
+}
+
 fn io(path: &str, e: std::io::Error) -> ReadError {
     ReadError::Io {
         path: path.to_string(),
@@ -197,12 +227,16 @@ struct Grouper {
 
 impl Grouper {
     fn add(&mut self, row: Row) -> Result<(), String> {
-        let verdict = match row.verdict.as_ref() {
-            "accept" => RunVerdict::Accept,
-            "reject" => RunVerdict::Reject,
-            "error" => RunVerdict::Error,
-            other => return Err(format!("unknown verdict `{other}`")),
+        let verdict =
+            verdict_of(&row.verdict).ok_or_else(|| format!("unknown verdict `{}`", row.verdict))?;
+        let first_pass = match &row.first_pass_verdict {
+            None => Some(verdict),
+            Some(None) => None,
+            Some(Some(v)) => {
+                Some(verdict_of(v).ok_or_else(|| format!("unknown first_pass_verdict `{v}`"))?)
+            }
         };
+        let repair_rounds = row.repair_rounds.unwrap_or(Some(0));
         let status = match row.status.as_ref() {
             s @ ("pass" | "info" | "warn" | "fail" | "skipped") => s,
             other => return Err(format!("unknown status `{other}`")),
@@ -226,6 +260,8 @@ impl Grouper {
                         verdict,
                         error: None,
                         checks: Vec::new(),
+                        first_pass,
+                        repair_rounds,
                     });
                 }
                 i
@@ -239,6 +275,14 @@ impl Grouper {
                 run.run_id,
                 run.verdict.as_str(),
                 verdict.as_str()
+            ));
+        }
+        if (run.first_pass, run.repair_rounds) != (first_pass, repair_rounds) {
+            return Err(format!(
+                "run `{}` has first_pass_verdict and repair_rounds {} on an earlier row and {} here",
+                run.run_id,
+                repair_text(run.first_pass, run.repair_rounds),
+                repair_text(first_pass, repair_rounds)
             ));
         }
         if verdict == RunVerdict::Error && row.check == super::RUN_ERROR {

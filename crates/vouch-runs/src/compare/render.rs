@@ -3,9 +3,12 @@
 //!
 //! All three show the same facts: the verdict, each side's rates with Wilson 95 % intervals, and
 //! the differences with raw and Holm-adjusted p-values. Checks that never failed on either side
-//! are summarised by count in the human and Markdown outputs and listed in full in JSON.
+//! are summarised by count in the human and Markdown outputs and listed in full in JSON. When
+//! some run was repaired (`vouch run --repair`), each side's first-pass and after-repair accept
+//! rates side by side, and the first-pass difference for information.
 
 use super::{Change, Comparison, Design, Difference, Proportion, Side};
+use crate::plot;
 use serde_json::{json, Value};
 use std::fmt::Write;
 
@@ -167,6 +170,52 @@ pub(crate) fn pass_k_text(side: &Side) -> Option<String> {
     ))
 }
 
+/// The first-pass difference (candidate − baseline) with Newcombe's 95 % interval:
+/// `+33.3 pt [-31.4, +74.2]`.
+pub(crate) fn first_pass_difference_text(c: &Comparison) -> String {
+    let (b, k) = c.first_pass();
+    let d = k.rate().zip(b.rate()).map(|(k, b)| k - b);
+    match super::html::difference_interval(&b, &k) {
+        Some(i) => format!(
+            "{} [{:+.1}, {:+.1}]",
+            points(d),
+            i.low * 100.0,
+            i.high * 100.0
+        ),
+        None => points(d),
+    }
+}
+
+/// What the first-pass difference is, after its figures.
+pub(crate) const FIRST_PASS_NOTE: &str =
+    "informational, not tested: the decision is on the final verdicts";
+
+/// The sides' first pass and after repair, side by side (human report).
+fn repair_human(out: &mut String, c: &Comparison) {
+    let cells = |side: &Side| {
+        [
+            plot::proportion_text(&side.repair.first_pass()),
+            plot::proportion_text(&side.repair.after_repair()),
+            side.repair.repaired_text(),
+        ]
+    };
+    let (b, k) = (cells(&c.baseline), cells(&c.candidate));
+    let width = b.iter().map(|s| s.chars().count()).max().unwrap_or(0);
+    let _ = writeln!(out, "\nfirst pass and after repair (vouch run --repair):");
+    let _ = writeln!(out, "  {:<12}  {:<width$}  candidate", "", "baseline");
+    for (i, name) in ["first pass", "after repair", "repaired"]
+        .iter()
+        .enumerate()
+    {
+        let _ = writeln!(out, "  {name:<12}  {:<width$}  {}", b[i], k[i]);
+    }
+    let _ = writeln!(
+        out,
+        "  first-pass difference (candidate − baseline): {}; {FIRST_PASS_NOTE}",
+        first_pass_difference_text(c)
+    );
+}
+
 /// The terminal report.
 pub fn human(c: &Comparison, names: Names) -> String {
     let mut out = String::new();
@@ -213,6 +262,9 @@ pub fn human(c: &Comparison, names: Names) -> String {
                 if quiet == 1 { "" } else { "s" }
             );
         }
+    }
+    if c.repaired() {
+        repair_human(&mut out, c);
     }
 
     let _ = writeln!(out, "\ndifferences (candidate − baseline), by adjusted p:");
@@ -263,7 +315,9 @@ adj. p: p after the Holm–Bonferroni correction over every endpoint tested (the
 pass^k: the share of sources (or trials) whose k repeated runs all passed (reliability, not average).
 ";
 
-fn proportion_json(p: &Proportion) -> Value {
+/// A proportion in the JSON documents: `{count, n, rate, ci95: [low, high]}`, `rate` null
+/// without observations.
+pub(crate) fn proportion_json(p: &Proportion) -> Value {
     json!({ "count": p.count, "n": p.n, "rate": p.rate(), "ci95": [p.ci.low, p.ci.high] })
 }
 
@@ -302,7 +356,7 @@ pub fn json(c: &Comparison, names: Names) -> String {
         Design::Paired { pairs } => json!({ "paired": true, "pairs": pairs }),
         Design::Independent { reason } => json!({ "paired": false, "reason": reason }),
     };
-    let doc = json!({
+    let mut doc = json!({
         "schema": "vouch.compare",
         "schema_version": SCHEMA_VERSION,
         "vouch_version": env!("CARGO_PKG_VERSION"),
@@ -318,6 +372,17 @@ pub fn json(c: &Comparison, names: Names) -> String {
         "accept": difference_json(&c.accept),
         "checks": c.checks.iter().map(difference_json).collect::<Vec<_>>(),
     });
+    if c.repaired() {
+        let (b, k) = c.first_pass();
+        let interval = super::html::difference_interval(&b, &k);
+        doc["repair"] = json!({
+            "baseline": c.baseline.repair.json(),
+            "candidate": c.candidate.repair.json(),
+            "first_pass_difference": k.rate().zip(b.rate()).map(|(k, b)| k - b),
+            "first_pass_difference_ci95": interval.map(|i| [i.low, i.high]),
+            "first_pass_tested": false,
+        });
+    }
     let mut text = serde_json::to_string_pretty(&doc).expect("comparison serializes");
     text.push('\n');
     text
@@ -379,6 +444,37 @@ pub fn markdown(c: &Comparison, names: Names) -> String {
             out,
             "\n{untested} other check{} never differed (not tested).",
             if untested == 1 { "" } else { "s" }
+        );
+    }
+    if c.repaired() {
+        let _ = writeln!(
+            out,
+            "\n**First pass and after repair** (`vouch run --repair`):\n"
+        );
+        let _ = writeln!(out, "| | baseline | candidate |");
+        let _ = writeln!(out, "|---|---|---|");
+        let (b, k) = (&c.baseline.repair, &c.candidate.repair);
+        for (name, b, k) in [
+            ("first pass", b.first_pass(), k.first_pass()),
+            ("after repair", b.after_repair(), k.after_repair()),
+        ] {
+            let _ = writeln!(
+                out,
+                "| {name} | {} | {} |",
+                plot::proportion_text(&b),
+                plot::proportion_text(&k)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "| repaired runs | {} | {} |",
+            b.repaired_text(),
+            k.repaired_text()
+        );
+        let _ = writeln!(
+            out,
+            "\nFirst-pass difference (candidate − baseline): {}; {FIRST_PASS_NOTE}.",
+            first_pass_difference_text(c)
         );
     }
 
