@@ -178,8 +178,15 @@ impl Sandbox {
 
 const MNT_DATA: &str = "/mnt/data";
 
-/// The host's top-level directories and symbolic links (with their targets), by name.
-fn host_root_entries() -> Vec<(String, Option<PathBuf>)> {
+/// The host's top-level directories and symbolic links (with their targets), by name: read
+/// once per process.
+fn host_root_entries() -> &'static [(String, Option<PathBuf>)] {
+    static ENTRIES: std::sync::OnceLock<Vec<(String, Option<PathBuf>)>> =
+        std::sync::OnceLock::new();
+    ENTRIES.get_or_init(read_host_root)
+}
+
+fn read_host_root() -> Vec<(String, Option<PathBuf>)> {
     let Ok(dir) = std::fs::read_dir("/") else {
         return Vec::new();
     };

@@ -258,26 +258,21 @@ async fn download(
         .list_session_artifacts(sid)
         .await
         .map_err(|e| e.to_string())?;
-    let bundle_dir = dir.join("bundle");
-    for name in plan.spec.artifacts.all() {
-        let Some(a) = pick(&artifacts, name) else {
-            continue;
-        };
-        let limit = plan.spec.limits.max_artifact_bytes;
-        let mut rec = ArtifactRecord {
-            name: name.to_string(),
-            container_file_id: a.id.clone(),
-            path: a.path.clone(),
-            bytes: a.size_bytes,
-            sha256: None,
-            skipped: None,
-        };
-        let got = api.download_session_artifact(sid, &a.id, limit).await;
-        super::keep_download(&bundle_dir, &mut rec, got)?;
-        done.artifacts.push(rec);
-    }
-    done.downloaded = true;
-    Ok(())
+    let picked = plan
+        .spec
+        .artifacts
+        .all()
+        .iter()
+        .filter_map(|name| {
+            pick(&artifacts, name)
+                .map(|a| ArtifactRecord::listed(name, &a.id, &a.path, a.size_bytes))
+        })
+        .collect();
+    let limit = plan.spec.limits.max_artifact_bytes;
+    super::fetch_artifacts(dir, done, picked, |id| async move {
+        api.download_session_artifact(sid, &id, limit).await
+    })
+    .await
 }
 
 /// Poll the session until it is no longer in progress, then read how its turn ended.

@@ -439,11 +439,7 @@ impl Client {
                 0,
             )
             .await?;
-        Ok(EventStream {
-            response,
-            buffer: Vec::new(),
-            finished: false,
-        })
+        Ok(EventStream::new(response))
     }
 
     /// `GET /agents/sessions/{id}/events`: the session's live event stream from now on.
@@ -457,11 +453,7 @@ impl Client {
                 0,
             )
             .await?;
-        Ok(EventStream {
-            response,
-            buffer: Vec::new(),
-            finished: false,
-        })
+        Ok(EventStream::new(response))
     }
 
     /// `GET /agents/sessions/{id}`.
@@ -575,6 +567,14 @@ pub struct EventStream {
 }
 
 impl EventStream {
+    fn new(response: reqwest::Response) -> EventStream {
+        EventStream {
+            response,
+            buffer: Vec::new(),
+            finished: false,
+        }
+    }
+
     /// The next event, `None` at the end; an error when the connection breaks or an event is
     /// not JSON.
     pub async fn next(&mut self) -> Result<Option<Value>, String> {

@@ -163,14 +163,7 @@ pub(crate) fn collect(
         let Ok(meta) = std::fs::symlink_metadata(&path) else {
             continue;
         };
-        let mut rec = ArtifactRecord {
-            name: name.to_string(),
-            container_file_id: String::new(),
-            path: format!("/mnt/data/{name}"),
-            bytes: meta.len(),
-            sha256: None,
-            skipped: None,
-        };
+        let mut rec = ArtifactRecord::listed(name, "", &format!("/mnt/data/{name}"), meta.len());
         match read_regular(&path, limit) {
             Ok(bytes) => {
                 rec.bytes = bytes.len() as u64;

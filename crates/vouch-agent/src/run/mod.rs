@@ -174,6 +174,8 @@ pub(crate) struct Progressed {
     rounds: Vec<record::Round>,
     /// The agent changed the source in its sandbox: the run is rejected whatever the bundle says.
     source_changed: bool,
+    /// The container's files as last listed for a download (reference, auto).
+    container_files: Vec<ContainerFile>,
 }
 
 async fn trial(
@@ -421,23 +423,39 @@ pub(crate) async fn download_container(
         .list_container_files(container_id)
         .await
         .map_err(|e| e.to_string())?;
+    let picked = plan
+        .spec
+        .artifacts
+        .all()
+        .iter()
+        .filter_map(|name| {
+            pick_artifact(&files, name)
+                .map(|f| ArtifactRecord::listed(name, &f.id, &f.path, f.bytes))
+        })
+        .collect();
+    // Kept for the source check of `--repair`, which needs the same listing.
+    done.container_files = files;
+    let limit = plan.spec.limits.max_artifact_bytes;
+    fetch_artifacts(dir, done, picked, |id| async move {
+        api.download_container_file(container_id, &id, limit).await
+    })
+    .await
+}
+
+/// Download each picked artifact with `fetch` (given its id) into `bundle/`, recording it.
+pub(crate) async fn fetch_artifacts<F, Fut>(
+    dir: &Path,
+    done: &mut Progressed,
+    picked: Vec<ArtifactRecord>,
+    fetch: F,
+) -> Result<(), String>
+where
+    F: Fn(String) -> Fut,
+    Fut: std::future::Future<Output = Result<Vec<u8>, ApiError>>,
+{
     let bundle_dir = dir.join("bundle");
-    for name in plan.spec.artifacts.all() {
-        let Some(file) = pick_artifact(&files, name) else {
-            continue;
-        };
-        let limit = plan.spec.limits.max_artifact_bytes;
-        let mut rec = ArtifactRecord {
-            name: name.to_string(),
-            container_file_id: file.id.clone(),
-            path: file.path.clone(),
-            bytes: file.bytes,
-            sha256: None,
-            skipped: None,
-        };
-        let got = api
-            .download_container_file(container_id, &file.id, limit)
-            .await;
+    for mut rec in picked {
+        let got = fetch(rec.container_file_id.clone()).await;
         keep_download(&bundle_dir, &mut rec, got)?;
         done.artifacts.push(rec);
     }

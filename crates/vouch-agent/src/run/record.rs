@@ -75,6 +75,20 @@ pub struct ArtifactRecord {
     pub skipped: Option<String>,
 }
 
+impl ArtifactRecord {
+    /// Artifact `name` as the API listed it (its id, path and size), not yet downloaded.
+    pub fn listed(name: &str, id: &str, path: &str, bytes: u64) -> ArtifactRecord {
+        ArtifactRecord {
+            name: name.to_string(),
+            container_file_id: id.to_string(),
+            path: path.to_string(),
+            bytes,
+            sha256: None,
+            skipped: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunRecord {
     pub schema: String,

@@ -55,7 +55,7 @@ pub(crate) async fn rounds(
             round,
             verdict: verdict.to_string(),
             failing: failing_checks(&report),
-            usage: minus(done.usage, usage),
+            usage: done.usage - usage,
             turns: done.turns - turns,
             seconds: (started.elapsed().as_secs_f64() * 10.0).round() / 10.0,
             source_intact: intact,
@@ -78,14 +78,6 @@ pub(crate) async fn rounds(
             done.error = Some(format!("repair round {}: {e}", round + 1));
             return;
         }
-    }
-}
-
-fn minus(a: super::wire::Usage, b: super::wire::Usage) -> super::wire::Usage {
-    super::wire::Usage {
-        input_tokens: a.input_tokens.saturating_sub(b.input_tokens),
-        output_tokens: a.output_tokens.saturating_sub(b.output_tokens),
-        total_tokens: a.total_tokens.saturating_sub(b.total_tokens),
     }
 }
 
@@ -199,9 +191,10 @@ async fn source_intact(plan: &Plan, api: &Client, done: &Progressed) -> Option<b
         }
         Resume::Hosted(shell) => {
             let cid = shell.container_id()?;
-            let files = api.list_container_files(cid).await.ok()?;
-            // The upload (source `user`) by its base name; gone, it was changed.
-            let Some(file) = files
+            // The listing the download just made; the upload (source `user`) by its base name:
+            // gone, it was changed.
+            let Some(file) = done
+                .container_files
                 .iter()
                 .find(|f| f.source == "user" && upload_base_name(&f.path) == plan.source_name)
             else {

@@ -160,6 +160,18 @@ pub struct Usage {
     pub total_tokens: u64,
 }
 
+/// What `self` adds to an earlier `other` (each count at least 0).
+impl std::ops::Sub for Usage {
+    type Output = Usage;
+    fn sub(self, other: Usage) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens.saturating_sub(other.input_tokens),
+            output_tokens: self.output_tokens.saturating_sub(other.output_tokens),
+            total_tokens: self.total_tokens.saturating_sub(other.total_tokens),
+        }
+    }
+}
+
 impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, other: Usage) {
         self.input_tokens += other.input_tokens;

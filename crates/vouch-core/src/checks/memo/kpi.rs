@@ -150,19 +150,27 @@ const UNIT_WORDS: &[&str] = &[
 /// A KPI cell as a number: footnote marks are dropped, and a `m`/`mn`/`million` suffix is read
 /// as the source's own units (as in prose, see [`crate::read::memo::numbers`]).
 pub fn cell_number(text: &str) -> Option<Printed> {
-    let t = text.trim().trim_end_matches(['*', '†', '‡']).trim_end();
+    let t = trimmed(text);
     if let Some(p) = parse_number(t) {
         return Some(p);
     }
+    let mut p = parse_number(without_magnitude(t)?)?;
+    p.raw = text.trim().to_string();
+    Some(p)
+}
+
+/// A cell's text without surrounding space and trailing footnote marks.
+fn trimmed(text: &str) -> &str {
+    text.trim().trim_end_matches(['*', '†', '‡']).trim_end()
+}
+
+/// `t` without its trailing magnitude word (see [`MAGNITUDE_SUFFIXES`]), if it has one.
+fn without_magnitude(t: &str) -> Option<&str> {
     let lower = t.to_ascii_lowercase();
-    for suffix in MAGNITUDE_SUFFIXES {
-        if lower.ends_with(suffix) {
-            let mut p = parse_number(&t[..t.len() - suffix.len()])?;
-            p.raw = text.trim().to_string();
-            return Some(p);
-        }
-    }
-    None
+    MAGNITUDE_SUFFIXES
+        .iter()
+        .find(|s| lower.ends_with(*s))
+        .map(|s| &t[..t.len() - s.len()])
 }
 
 /// Words and letters after a money figure that name its unit of magnitude (`$48,210k`,
@@ -187,13 +195,7 @@ const MAGNITUDE_SUFFIXES: [&str; 14] = [
 
 /// Whether a cell's text ends with a magnitude word (see [`MAGNITUDE_SUFFIXES`]).
 fn has_magnitude(raw: &str) -> bool {
-    let lower = raw
-        .trim()
-        .trim_end_matches(['*', '†', '‡'])
-        .trim_end()
-        .to_ascii_lowercase();
-    lower.ends_with(|c: char| c.is_ascii_alphabetic())
-        && MAGNITUDE_SUFFIXES.iter().any(|s| lower.ends_with(s))
+    without_magnitude(trimmed(raw)).is_some()
 }
 
 /// The recomputed values an entity may be printed as in year `t`: `(variant name, value)`;
