@@ -129,10 +129,99 @@ fn the_cache_is_content_addressed() {
     assert_eq!(entries(), 2);
 }
 
+/// The content cache's entries (the stat index under `stat/` is not counted).
+/// Audits `dir` with `cache`, returning the results (by path) and where they came from.
+fn audit_counted(dir: &Path, cache: &Path) -> (Vec<RunResult>, vouch::audit::runner::Counts) {
+    let spec = Arc::new(spec());
+    let found = discover(&[dir.to_path_buf()], &spec).unwrap();
+    let auditor = Auditor::new(spec, None, Some(cache.to_path_buf())).unwrap();
+    let mut out = Vec::new();
+    auditor.run(&found, |r| out.push(r));
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    (out, auditor.counts())
+}
+
+#[test]
+fn the_stat_index_answers_unchanged_runs_and_never_a_changed_one() {
+    use vouch::audit::index::RACY_SECONDS;
+    use vouch::audit::runner::Counts;
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    let cache = tmp.path().join("cache");
+    let sha = vouch::bundle::sha256_hex(&std::fs::read(northstar_source_path()).unwrap());
+    let name = "northstar_cloud_financial_statements.csv";
+    for id in ["r1", "r2", "r3"] {
+        run_dir_with(&runs, id, name, Some(&sha));
+    }
+    let (fresh, counts) = audit_counted(&runs, &cache);
+    assert_eq!(counts.index, 0);
+    assert_eq!(counts.cache + counts.verified, 3);
+    // Written just now: racy, so not indexed yet; the content cache answers.
+    let (again, counts) = audit_counted(&runs, &cache);
+    assert_eq!((counts.index, counts.cache, counts.verified), (0, 3, 0));
+    assert_eq!(again, fresh);
+    std::thread::sleep(std::time::Duration::from_millis(
+        1000 * RACY_SECONDS as u64 + 200,
+    ));
+    // Settled: this audit indexes them, the next reads nothing but the index and the stamps.
+    audit_counted(&runs, &cache);
+    let (warm, counts) = audit_counted(&runs, &cache);
+    assert_eq!(
+        counts,
+        Counts {
+            index: 3,
+            cache: 0,
+            verified: 0
+        }
+    );
+    assert_eq!(
+        warm, fresh,
+        "the index gives back exactly what verifying gave"
+    );
+    // A memo figure changed (size kept): that run only is verified again, and rejected.
+    let memo = runs.join("r2/bundle/investment_analysis.md");
+    let text = std::fs::read_to_string(&memo).unwrap();
+    let at = text.find('%').unwrap() - 1;
+    let digit = text.as_bytes()[at];
+    assert!(digit.is_ascii_digit());
+    let other = if digit == b'9' {
+        '8'
+    } else {
+        (digit + 1) as char
+    };
+    std::fs::write(&memo, format!("{}{other}{}", &text[..at], &text[at + 1..])).unwrap();
+    // A file added to a bundle, and a source copy that no longer matches its record.
+    std::fs::write(runs.join("r3/bundle/notes.txt"), b"extra").unwrap();
+    let changed = audit_counted(&runs, &cache);
+    assert_eq!(
+        changed.1,
+        Counts {
+            index: 1,
+            cache: 0,
+            verified: 2
+        }
+    );
+    assert_eq!(changed.0[0], fresh[0]);
+    assert_eq!(changed.0[1].verdict, RunVerdict::Reject);
+    assert_ne!(
+        changed.0[2].checks, fresh[0].checks,
+        "the extra file is reported"
+    );
+    std::fs::write(runs.join("r1/source").join(name), b"year\n2024\n").unwrap();
+    let (broken, counts) = audit_counted(&runs, &cache);
+    assert_eq!(
+        counts.index, 0,
+        "r2, r3 changed too recently to be indexed; r1's source changed"
+    );
+    assert_eq!(broken[0].verdict, RunVerdict::Error);
+    assert_eq!(broken[1..], changed.0[1..]);
+}
+
 fn walk_count(dir: &Path) -> usize {
     std::fs::read_dir(dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok())
+                .filter(|e| e.file_name() != "stat")
                 .map(|e| {
                     if e.path().is_dir() {
                         walk_count(&e.path())
@@ -220,6 +309,8 @@ mod generated {
             label: label.into(),
             rates: vec![(Defect::MemoNumber, memo_rate)],
             inputs: 10,
+            // 42 audits of 200 runs: shared scripts keep the content cache doing most of it.
+            distinct_scripts: false,
         }
     }
 

@@ -1,7 +1,10 @@
 //! Seeded synthetic runs (docs/runs.md layout) made from the Northstar fixture, for tests,
 //! benchmarks and trying `vouch audit`/`compare` without an API key. Each run is the good bundle
-//! or the good bundle with one defect; unchanged files are hard links to one template, so
-//! 10,000 runs take seconds and little disk. `cargo run --example generate_runs` wraps this.
+//! or the good bundle with one defect. With [`Plan::distinct_scripts`] (the default of
+//! [`Plan::uniform`]) every run's script differs from every other's, as real agents' scripts do:
+//! a header naming the run and a seeded number of helper functions of its own, so no verdict
+//! cache or shared parse can stand in for verifying each run. `cargo run --example
+//! generate_runs` wraps this.
 
 use std::path::{Path, PathBuf};
 
@@ -42,6 +45,9 @@ pub struct Plan {
     pub rates: Vec<(Defect, u32)>,
     /// Distinct inputs the trials cycle over (trial index = run / inputs).
     pub inputs: usize,
+    /// Give every run a script of its own (a header and seeded helper functions); otherwise
+    /// the runs without a script defect share the fixture's script byte for byte.
+    pub distinct_scripts: bool,
 }
 
 impl Plan {
@@ -54,6 +60,7 @@ impl Plan {
             label: label.to_string(),
             rates: Defect::ALL.iter().map(|d| (*d, each)).collect(),
             inputs: 10,
+            distinct_scripts: true,
         }
     }
 }
@@ -106,6 +113,42 @@ fn plant(defect: Defect, text: &str, rng: &mut Rng) -> String {
     }
 }
 
+/// The fixture's script made the run's own: a header comment naming the run, and 0 to 11
+/// helper functions with seeded names and constants before the `__main__` guard. None of them
+/// is called, so the artifacts the script writes (and every verdict) are unchanged.
+fn distinct_script(text: &str, run_id: &str, rng: &mut Rng) -> String {
+    const WORDS: [&str; 8] = [
+        "revenue",
+        "margin",
+        "liquidity",
+        "leverage",
+        "cash",
+        "growth",
+        "coverage",
+        "working",
+    ];
+    let mut helpers = String::new();
+    for k in 0..rng.below(12) {
+        let word = WORDS[rng.below(WORDS.len() as u64) as usize];
+        let (scale, every, divisor) = (1 + rng.below(97), 2 + rng.below(5), 3 + rng.below(89));
+        helpers.push_str(&format!(
+            "def _{word}_helper_{k}_{tag:x}(values, scale={scale}):\n    \
+             \"\"\"Weighted total of {word} values, every {every}th added, the rest \
+             divided by {divisor}.\"\"\"\n    total = 0\n    \
+             for index, value in enumerate(values):\n        if index % {every} == 0:\n            \
+             total += value * scale\n        else:\n            total -= value / {divisor}\n    \
+             return {{\"name\": \"{word}\", \"total\": total, \"count\": len(values)}}\n\n\n",
+            tag = rng.next() & 0xffff_ffff,
+        ));
+    }
+    let guard = "if __name__ == \"__main__\":";
+    let body = match text.rfind(guard) {
+        Some(at) => format!("{}{helpers}{}", &text[..at], &text[at..]),
+        None => format!("{text}\n\n{helpers}"),
+    };
+    format!("# Generated run {run_id}.\n{body}")
+}
+
 fn artifact_of(defect: Defect) -> &'static str {
     match defect {
         Defect::MetricValue => "calculated_metrics.csv",
@@ -150,12 +193,19 @@ pub fn generate(northstar: &Path, out: &Path, plan: &Plan) -> std::io::Result<Ve
             let src = template.join("bundle").join(a);
             let dst = dir.join("bundle").join(a);
             let _ = std::fs::remove_file(&dst);
-            match defect {
-                Some((d, _)) if artifact_of(*d) == a => {
-                    let text = std::fs::read_to_string(&src)?;
-                    std::fs::write(&dst, plant(*d, &text, &mut rng))?;
+            let own_script = plan.distinct_scripts && a == spec.artifacts.script;
+            let planted = defect.filter(|(d, _)| artifact_of(*d) == a);
+            if own_script || planted.is_some() {
+                let mut text = std::fs::read_to_string(&src)?;
+                if own_script {
+                    text = distinct_script(&text, &run_id, &mut rng);
                 }
-                _ => link_or_copy(&src, &dst)?,
+                if let Some((d, _)) = planted {
+                    text = plant(*d, &text, &mut rng);
+                }
+                std::fs::write(&dst, text)?;
+            } else {
+                link_or_copy(&src, &dst)?;
             }
         }
         let sdst = dir.join("source").join(SOURCE);

@@ -40,6 +40,16 @@ impl Cache {
         Ok(Cache { dir, prefix })
     }
 
+    /// What every key starts with: the vouch version and the spec's sha256.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// The directory the entries live under.
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
     pub fn key(&self, source_sha: &str, source_name: &str, bundle: &Bundle) -> String {
         let mut text = self.prefix.clone();
         text.push_str(source_sha);

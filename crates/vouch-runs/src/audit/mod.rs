@@ -1,6 +1,7 @@
 //! `vouch audit`: verify many runs and bare bundles (directories and archives) in parallel,
-//! recomputing each distinct source once, with a content-addressed verdict cache, and produce
-//! one results row per (run, check).
+//! recomputing each distinct source once, with a content-addressed verdict cache behind a stat
+//! index (a re-audit of unchanged runs reads no artifact), and produce one results row per
+//! (run, check).
 
 pub mod archive;
 pub mod cache;
@@ -8,6 +9,7 @@ pub mod ci;
 pub mod dedup;
 pub mod discover;
 pub mod html;
+pub mod index;
 pub mod output;
 pub mod repair;
 pub mod results;

@@ -5,11 +5,13 @@
 use super::archive::{self, ArchiveLimits};
 use super::cache::Cache;
 use super::discover::Found;
+use super::index::{self, Index};
 use super::results::{CheckOutcome, RunResult, RunVerdict};
 use rayon::prelude::*;
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use vouch_core::bundle::{sha256_hex, Bundle};
 use vouch_core::recompute::Truth;
@@ -81,7 +83,30 @@ pub struct Auditor {
     fallback_source: Option<(String, Vec<u8>)>,
     limits: ArchiveLimits,
     cache: Option<Cache>,
+    /// The stat index in front of `cache` (with it or not at all).
+    index: Option<Index>,
     sources: Mutex<HashMap<(String, String), SharedSource>>,
+    counts: Counters,
+}
+
+/// Where an audit's results came from.
+#[derive(Default)]
+struct Counters {
+    index: AtomicUsize,
+    cache: AtomicUsize,
+    verified: AtomicUsize,
+}
+
+/// How many results an audit took from the stat index, how many bundles from the content
+/// cache, and how many it verified.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Results given back by the stat index (an archive's runs count one each).
+    pub index: usize,
+    /// Bundles whose verdict the content cache held.
+    pub cache: usize,
+    /// Bundles verified.
+    pub verified: usize,
 }
 
 /// One verifiable unit: its bundle, run record and source.
@@ -119,35 +144,79 @@ impl Auditor {
             Some(d) => Some(Cache::open(d, &spec)?),
             None => None,
         };
+        // A result the index gives back may have come from the --source fallback: its bytes
+        // and name are part of every index key (the content cache keys the source it used).
+        let index = cache.as_ref().map(|c| {
+            let fallback = match &fallback_source {
+                Some((name, bytes)) => format!("fallback {} {name}\n", sha256_hex(bytes)),
+                None => "fallback none\n".to_string(),
+            };
+            Index::open(c.dir(), format!("{}{fallback}", c.prefix()))
+        });
         let limits = ArchiveLimits::new(spec.limits.max_artifact_bytes);
         Ok(Auditor {
             spec,
             fallback_source,
             limits,
             cache,
+            index,
             sources: Mutex::new(HashMap::new()),
+            counts: Counters::default(),
         })
     }
 
     /// Verify everything found, in parallel, calling `sink` with each result as it completes.
     pub fn run(&self, found: &[Found], sink: impl FnMut(RunResult) + Send) {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<RunResult>(1024);
+        // Results travel in small batches: one channel message (and wake-up) per result cost
+        // more than a re-audit's whole answer from the stat index.
+        let chunk = (found.len() / (rayon::current_num_threads().max(1) * 16)).clamp(1, 32);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<RunResult>>(64);
         std::thread::scope(|s| {
             s.spawn(move || {
-                found.par_iter().for_each_with(tx, |tx, f| {
-                    for r in self.verify_found(f) {
-                        let _ = tx.send(r);
-                    }
+                found.par_chunks(chunk).for_each_with(tx, |tx, fs| {
+                    let batch: Vec<RunResult> =
+                        fs.iter().flat_map(|f| self.verify_found(f)).collect();
+                    let _ = tx.send(batch);
                 });
             });
             let mut sink = sink;
-            for r in rx {
+            for r in rx.into_iter().flatten() {
                 sink(r);
             }
         });
     }
 
+    /// The results of one thing found: from the stat index when nothing it reads has changed,
+    /// else verified (through the content cache) and recorded in the index.
     fn verify_found(&self, f: &Found) -> Vec<RunResult> {
+        let Some(ix) = &self.index else {
+            return self.verify_found_now(f);
+        };
+        if let Some(results) = ix.get(f) {
+            self.counts
+                .index
+                .fetch_add(results.len(), Ordering::Relaxed);
+            return results;
+        }
+        // Stamped before anything is read (see `index`).
+        let stamps = index::stamps(f);
+        let results = self.verify_found_now(f);
+        if let Some(stamps) = stamps {
+            ix.put(f, stamps, &results);
+        }
+        results
+    }
+
+    /// Where the results so far came from.
+    pub fn counts(&self) -> Counts {
+        Counts {
+            index: self.counts.index.load(Ordering::Relaxed),
+            cache: self.counts.cache.load(Ordering::Relaxed),
+            verified: self.counts.verified.load(Ordering::Relaxed),
+        }
+    }
+
+    fn verify_found_now(&self, f: &Found) -> Vec<RunResult> {
         match f {
             Found::Run(dir) => vec![self.verify_unit(self.load_run_dir(dir))],
             Found::Bundle(dir) => vec![self.verify_unit(self.load_bundle_dir(dir))],
@@ -285,8 +354,12 @@ impl Auditor {
             _ => None,
         };
         let (verdict, checks) = match cached {
-            Some(v) => v,
+            Some(v) => {
+                self.counts.cache.fetch_add(1, Ordering::Relaxed);
+                v
+            }
             None => {
+                self.counts.verified.fetch_add(1, Ordering::Relaxed);
                 let report = vouch_core::verify::verify_with(
                     &self.spec,
                     &prepared.stmts,
