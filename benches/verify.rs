@@ -100,6 +100,22 @@ fn bench(c: &mut Criterion) {
             black_box(out)
         })
     });
+    // The audit's script half: the Northstar script with one helper of its own, its other
+    // top-level chunks parsed by earlier runs (vouch::read::python::ParseCache).
+    let cache = vouch::read::python::ParseCache::default();
+    let guard = script.rfind("if __name__").unwrap();
+    let edited = format!(
+        "{}def _own(values):\n    return sum(values)\n\n\n{}",
+        &script[..guard],
+        &script[guard..]
+    );
+    black_box(vouch::read::python::read_shared(script, "3.12", &cache));
+    c.bench_function("script_read_shared_warm", |b| {
+        b.iter(|| black_box(vouch::read::python::read_shared(&edited, "3.12", &cache)))
+    });
+    c.bench_function("script_read_whole", |b| {
+        b.iter(|| black_box(vouch::read::python::read(&edited, "3.12")))
+    });
     c.bench_function("script_parse_only", |b| {
         b.iter(|| {
             black_box(ruff_python_parser::parse_unchecked(

@@ -1,6 +1,9 @@
 //! Generate N seeded runs from the Northstar fixture (see `vouch::testdata`).
 //!
-//! cargo run --release --example generate_runs -- OUT_DIR N [SEED] [LABEL] [DEFECT_RATE_PERCENT]
+//! cargo run --release --example generate_runs -- OUT_DIR N [SEED] [LABEL] [DEFECT_RATE_PERCENT] [all]
+//!
+//! Every run's script is its own (a header and helper functions); with `all`, every top-level
+//! function's text is the run's own too.
 
 use std::path::PathBuf;
 use vouch::testdata::{generate, Plan};
@@ -8,7 +11,7 @@ use vouch::testdata::{generate, Plan};
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
-        eprintln!("usage: generate_runs OUT_DIR N [SEED] [LABEL] [DEFECT_RATE_PERCENT]");
+        eprintln!("usage: generate_runs OUT_DIR N [SEED] [LABEL] [DEFECT_RATE_PERCENT] [all]");
         std::process::exit(2);
     }
     let parse = |i: usize, default: u64| {
@@ -20,12 +23,13 @@ fn main() {
             })
     };
     let out = PathBuf::from(&args[1]);
-    let plan = Plan::uniform(
+    let mut plan = Plan::uniform(
         parse(2, 0) as usize,
         parse(3, 1),
         args.get(4).map_or("baseline", String::as_str),
         parse(5, 30) as u32,
     );
+    plan.distinct_functions = args.get(6).is_some_and(|a| a == "all");
     let northstar = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/northstar");
     match generate(&northstar, &out, &plan) {
         Ok(dirs) => eprintln!("wrote {} runs to {}", dirs.len(), out.display()),

@@ -87,6 +87,7 @@ fn every_bundle_gets_its_recorded_verdict_catches_every_real_defect_and_no_new_f
     let mut problems = Vec::new();
     for c in cases() {
         let r = verify_files(c.files.clone(), &c.source_name, &c.source);
+        assert_halves_agree(&c.files, &c.source_name, &c.source, &r);
         let verdict = format!("{:?}", r.verdict()).to_lowercase();
         let recorded = c.adjudication["vouch_verdict"].as_str().unwrap();
         // §9 done-when: every verdict right and no false failing finding on the corpus.

@@ -311,6 +311,7 @@ mod generated {
             inputs: 10,
             // 42 audits of 200 runs: shared scripts keep the content cache doing most of it.
             distinct_scripts: false,
+            distinct_functions: false,
         }
     }
 

@@ -62,7 +62,8 @@ fn run_all() -> Vec<Defect> {
                 _ => files = with_file(files, &fname, bytes),
             }
         }
-        let report = verify_files(files, &source_name, &source);
+        let report = verify_files(files.clone(), &source_name, &source);
+        assert_halves_agree(&files, &source_name, &source, &report);
         out.push(Defect {
             name,
             expect,

@@ -101,3 +101,135 @@ fn checking_the_northstar_script_is_fast() {
     );
     assert!(best < Duration::from_millis(50), "took {best:?}");
 }
+
+mod shared_parses {
+    //! The audit reads scripts through a [`ParseCache`] of top-level chunks: its reading must be
+    //! `read`'s exactly, cold and warm, on every script the fixtures hold and on edits of them
+    //! that keep most chunks (what repeated runs look like), and on the places a cut could go
+    //! wrong.
+    use super::*;
+    use vouch::read::python::{read, read_shared, ParseCache};
+
+    fn same(text: &str, cache: &ParseCache, what: &str) {
+        let whole = format!("{:?}", read(text, "3.12"));
+        for pass in ["cold", "warm"] {
+            let shared = format!("{:?}", read_shared(text, "3.12", cache));
+            assert_eq!(shared, whole, "{what} ({pass} cache)");
+        }
+    }
+
+    fn scripts() -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        let mut stack = vec![root().join("fixtures")];
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
+                if e.is_dir() {
+                    stack.push(e);
+                } else if e.extension().is_some_and(|x| x == "py") {
+                    if let Ok(text) = std::fs::read_to_string(&e) {
+                        out.push((e.display().to_string(), text));
+                    }
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn every_fixture_script_reads_the_same_through_shared_chunks() {
+        let cache = ParseCache::default();
+        let all = scripts();
+        assert!(all.len() >= 60, "{} scripts", all.len());
+        for (path, text) in &all {
+            same(text, &cache, path);
+        }
+    }
+
+    #[test]
+    fn edited_scripts_read_the_same_with_their_neighbours_chunks_cached() {
+        let cache = ParseCache::default();
+        let base = northstar_text(SCRIPT);
+        same(&base, &cache, "northstar");
+        // It was read in chunks (one per function and class, and the statements between).
+        let defs = base.matches("\ndef ").count() + base.matches("\nclass ").count();
+        assert!(
+            cache.len() > defs,
+            "{} chunks for {defs} definitions",
+            cache.len()
+        );
+        let held = cache.len();
+        let guard = base.rfind("if __name__").unwrap();
+        let first_def = base.find("\ndef ").unwrap() + 1;
+        let edits = [
+            // A helper added, a header comment, a function removed.
+            format!(
+                "{}def _extra(values):\n    return sum(values)\n\n\n{}",
+                &base[..guard],
+                &base[guard..]
+            ),
+            format!("# run 7\n{base}"),
+            {
+                let next = first_def + base[first_def + 1..].find("\ndef ").unwrap() + 2;
+                format!("{}{}", &base[..first_def], &base[next..])
+            },
+            // A forbidden import and an os alias in a late chunk, used in an early one.
+            format!(
+                "{}import socket\nimport os as _o\n\n\n{}",
+                &base[..guard],
+                &base[guard..]
+            )
+            .replacen(
+                "def fold(name):\n",
+                "def fold(name):\n    _o.system('x')\n",
+                1,
+            ),
+            // A syntax error in one function: every error comes from the whole file.
+            base.replacen("def fold(name):\n", "def fold(name:\n", 1),
+            // Syntax newer than 3.12 in a later chunk: its line is the file's.
+            format!(
+                "{}def g[T = int](x): pass\n\n\n{}",
+                &base[..guard],
+                &base[guard..]
+            ),
+        ];
+        for (k, text) in edits.iter().enumerate() {
+            same(text, &cache, &format!("edit {k}"));
+        }
+        // The edits added a few chunks of their own and reused the rest.
+        assert!(
+            cache.len() < held + 16,
+            "{} chunks after the edits",
+            cache.len()
+        );
+    }
+
+    #[test]
+    fn cuts_that_would_change_the_reading_are_never_made() {
+        let cache = ParseCache::default();
+        let cases = [
+            // Top-level else / except / finally after a cut candidate.
+            "import os\nif os.name:\n    x = 1\nelse:\n    x = 2\ndef f():\n    return os.system\n",
+            "try:\n    import json\nexcept ImportError:\n    json = None\nfinally:\n    pass\ndef g():\n    pass\n",
+            // Decorators stay with their function.
+            "import functools\n@functools.cache\ndef h():\n    return 1\n@functools.cache\n@functools.wraps(h)\ndef k():\n    return 2\n",
+            // Column-0 text inside strings and brackets.
+            "DOC = \"\"\"\ndef not_code():\n    import socket\n\"\"\"\nx = (\n1)\ndef f():\n    return DOC\n",
+            "x = [\ndef_ for def_ in range(3)\n]\ndef f():\n    pass\n",
+            // A continuation line.
+            "x = 1 + \\\n2\ndef f():\n    return x\n",
+            // f-strings across the cut.
+            "name = 'calculated_metrics.csv'\ndef f():\n    return f\"/mnt/data/{name}\"\nclass C:\n    y = f'{1}'\n",
+            // Bindings after use, across chunks.
+            "def f():\n    return o.system('ls')\nimport os as o\n",
+            "def f():\n    return imp('socket')\nfrom importlib import import_module as imp\n",
+            // A syntax error in the last chunk only.
+            "def f():\n    pass\ndef g(:\n    pass\n",
+            // An unterminated string at the end.
+            "def f():\n    pass\nx = '''\ndef g():\n",
+        ];
+        for (k, text) in cases.iter().enumerate() {
+            same(text, &cache, &format!("case {k}: {text:?}"));
+        }
+    }
+}

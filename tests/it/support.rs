@@ -81,6 +81,36 @@ pub fn verify_files(files: Vec<(String, Vec<u8>)>, source_name: &str, source: &s
     vouch::verify::verify(&spec, &stmts, &bundle)
 }
 
+/// The audit's way to the same report — the two halves ([`vouch::verify::script_half`] with a
+/// shared parse cache, [`vouch::verify::rest_half`]) joined — must give `report` byte for byte
+/// (its JSON). The cache is warmed with the script first, so the second reading is from shared
+/// chunks where it can be.
+pub fn assert_halves_agree(
+    files: &[(String, Vec<u8>)],
+    source_name: &str,
+    source: &str,
+    report: &Report,
+) {
+    let spec = spec();
+    let stmts = Statements::read_bytes(source_name, source_name, source.as_bytes(), &spec)
+        .expect("source reads");
+    let bundle = Bundle::from_files("memory", files.to_vec(), &spec);
+    let truth = stmts
+        .valid_years()
+        .map(|y| vouch::recompute::Truth::compute(&spec, &stmts, &y));
+    let cache = vouch::read::python::ParseCache::default();
+    for _ in 0..2 {
+        let script = vouch::verify::script_half(&spec, &bundle, Some(&cache));
+        let rest = vouch::verify::rest_half(&spec, &stmts, truth.as_ref(), &bundle);
+        let joined = vouch::verify::join_halves(&spec, &stmts, &bundle, rest, script);
+        assert_eq!(
+            vouch::report::json::render(&joined),
+            vouch::report::json::render(report),
+            "the halves disagree with verify"
+        );
+    }
+}
+
 /// Verify a file set against the Northstar source.
 pub fn verify_northstar(files: Vec<(String, Vec<u8>)>) -> Report {
     verify_files(

@@ -68,6 +68,70 @@ pub fn verify_with(
     parts.finish(spec, stmts, bundle, script)
 }
 
+/// A verification is two halves whose inputs are disjoint: the script family reads the script
+/// and nothing else ([`script_half`]); every other family reads everything but the script's
+/// bytes ([`rest_half`]). [`join_halves`] makes of them the report [`verify_with`] gives, so an
+/// audit can share a half between runs whose inputs to it are the same bytes
+/// ([`rest_key`] names those inputs).
+///
+/// With `cache`, the script's top-level statements are parsed once per process where scripts
+/// share them byte for byte (same findings; see [`crate::read::python::ParseCache`]).
+pub fn script_half(
+    spec: &Spec,
+    bundle: &Bundle,
+    cache: Option<&crate::read::python::ParseCache>,
+) -> Vec<Finding> {
+    let mut script = Vec::new();
+    checks::script::check_bundle_shared(spec, bundle, cache, &mut script);
+    script
+}
+
+/// Every family's findings but the script's: see [`script_half`].
+#[derive(Clone, Debug)]
+pub struct Rest(Parts);
+
+/// The findings of every family but the script's, as [`verify_with`] finds them (the chart under
+/// the context without the manifest's source alias, as there).
+pub fn rest_half(spec: &Spec, stmts: &Statements, truth: Option<&Truth>, bundle: &Bundle) -> Rest {
+    let (ctx, source) = context(spec, stmts, truth, bundle);
+    let mut parts = Parts::check(&ctx, source, false);
+    parts.svg_coverage = checks::svg::check(&ctx, &mut parts.svg);
+    Rest(parts)
+}
+
+/// The report of `bundle` from its two halves (computed for it or for a bundle whose inputs to
+/// each half are the same).
+pub fn join_halves(
+    spec: &Spec,
+    stmts: &Statements,
+    bundle: &Bundle,
+    rest: Rest,
+    script: Vec<Finding>,
+) -> Report {
+    rest.0.finish(spec, stmts, bundle, script)
+}
+
+/// Everything [`rest_half`] reads from the bundle, as text: every artifact but the script by name
+/// and sha256, the bundle's entry names, and the findings of loading it (which may be about the
+/// script: missing, a link, too large). Two bundles with the same text give the same half under
+/// one spec, statements and truth.
+pub fn rest_key(spec: &Spec, bundle: &Bundle) -> String {
+    use std::fmt::Write;
+    let mut key = String::with_capacity(1024);
+    for a in bundle.artifacts.values() {
+        if a.name != spec.artifacts.script {
+            let _ = writeln!(key, "artifact {} {}", a.name, a.sha256);
+        }
+    }
+    for n in &bundle.names {
+        let _ = writeln!(key, "entry {n:?}");
+    }
+    for f in &bundle.findings {
+        let _ = writeln!(key, "finding {f:?}");
+    }
+    key
+}
+
 /// Verify a loaded bundle against a source that `load_source` is still to read: `vouch verify`'s
 /// order. The script family (which needs neither the source nor the truth) starts on rayon's pool
 /// at once, so the worker's start-up and the parse overlap reading the source and recomputing;
@@ -119,6 +183,7 @@ fn context<'a>(
 }
 
 /// The findings of every family but the script's, in report order around it.
+#[derive(Clone, Debug)]
 struct Parts {
     /// Bundle, source and manifest findings.
     head: Vec<Finding>,

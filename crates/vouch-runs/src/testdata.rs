@@ -48,6 +48,10 @@ pub struct Plan {
     /// Give every run a script of its own (a header and seeded helper functions); otherwise
     /// the runs without a script defect share the fixture's script byte for byte.
     pub distinct_scripts: bool,
+    /// With `distinct_scripts`, also give every top-level function and class of the script a
+    /// comment of the run's own just before it, so no top-level chunk of one run's script is
+    /// any other's (the worst case for the audit's shared parses).
+    pub distinct_functions: bool,
 }
 
 impl Plan {
@@ -61,6 +65,7 @@ impl Plan {
             rates: Defect::ALL.iter().map(|d| (*d, each)).collect(),
             inputs: 10,
             distinct_scripts: true,
+            distinct_functions: false,
         }
     }
 }
@@ -116,7 +121,7 @@ fn plant(defect: Defect, text: &str, rng: &mut Rng) -> String {
 /// The fixture's script made the run's own: a header comment naming the run, and 0 to 11
 /// helper functions with seeded names and constants before the `__main__` guard. None of them
 /// is called, so the artifacts the script writes (and every verdict) are unchanged.
-fn distinct_script(text: &str, run_id: &str, rng: &mut Rng) -> String {
+fn distinct_script(text: &str, run_id: &str, every_function: bool, rng: &mut Rng) -> String {
     const WORDS: [&str; 8] = [
         "revenue",
         "margin",
@@ -145,6 +150,18 @@ fn distinct_script(text: &str, run_id: &str, rng: &mut Rng) -> String {
     let body = match text.rfind(guard) {
         Some(at) => format!("{}{helpers}{}", &text[..at], &text[at..]),
         None => format!("{text}\n\n{helpers}"),
+    };
+    let body = if every_function {
+        let mut out = String::with_capacity(body.len() + 4096);
+        for (k, line) in body.split_inclusive('\n').enumerate() {
+            if line.starts_with("def ") || line.starts_with("class ") {
+                out.push_str(&format!("# {run_id}, line {k}\n"));
+            }
+            out.push_str(line);
+        }
+        out
+    } else {
+        body
     };
     format!("# Generated run {run_id}.\n{body}")
 }
@@ -198,7 +215,7 @@ pub fn generate(northstar: &Path, out: &Path, plan: &Plan) -> std::io::Result<Ve
             if own_script || planted.is_some() {
                 let mut text = std::fs::read_to_string(&src)?;
                 if own_script {
-                    text = distinct_script(&text, &run_id, &mut rng);
+                    text = distinct_script(&text, &run_id, plan.distinct_functions, &mut rng);
                 }
                 if let Some((d, _)) = planted {
                     text = plant(*d, &text, &mut rng);

@@ -15,9 +15,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use vouch_core::bundle::{sha256_hex, Bundle};
 use vouch_core::recompute::Truth;
-use vouch_core::report::{Report, Status, Verdict};
+use vouch_core::report::{Finding, Report, Status, Verdict};
 use vouch_core::source::Statements;
 use vouch_core::spec::Spec;
+use vouch_core::verify::Rest;
 
 /// The fields of `run.json` the audit reads (docs/runs.md); unknown fields are ignored.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -86,7 +87,37 @@ pub struct Auditor {
     /// The stat index in front of `cache` (with it or not at all).
     index: Option<Index>,
     sources: Mutex<HashMap<(String, String), SharedSource>>,
+    halves: Halves,
     counts: Counters,
+}
+
+/// Halves of verifications shared between the audit's runs (see [`vouch_core::verify::script_half`]):
+/// the script family's findings by the script's bytes, the other families' by the source and
+/// every other input. A run of the same prompt on the same source often repeats one of them.
+/// Each table holds at most [`Halves::MAX`] entries (emptied when full), so memory stays flat
+/// however many runs there are.
+#[derive(Default)]
+struct Halves {
+    scripts: Mutex<HashMap<String, Arc<Vec<Finding>>>>,
+    rests: Mutex<HashMap<String, Arc<Rest>>>,
+    /// Parses of the scripts' top-level statements, shared where scripts differ only in part.
+    parses: vouch_core::read::python::ParseCache,
+}
+
+impl Halves {
+    const MAX: usize = 256;
+
+    fn get<V>(table: &Mutex<HashMap<String, Arc<V>>>, key: &str) -> Option<Arc<V>> {
+        table.lock().expect("halves lock").get(key).cloned()
+    }
+
+    fn put<V>(table: &Mutex<HashMap<String, Arc<V>>>, key: String, value: Arc<V>) {
+        let mut t = table.lock().expect("halves lock");
+        if t.len() >= Self::MAX {
+            t.clear();
+        }
+        t.insert(key, value);
+    }
 }
 
 /// Where an audit's results came from.
@@ -161,6 +192,7 @@ impl Auditor {
             cache,
             index,
             sources: Mutex::new(HashMap::new()),
+            halves: Halves::default(),
             counts: Counters::default(),
         })
     }
@@ -360,12 +392,7 @@ impl Auditor {
             }
             None => {
                 self.counts.verified.fetch_add(1, Ordering::Relaxed);
-                let report = vouch_core::verify::verify_with(
-                    &self.spec,
-                    &prepared.stmts,
-                    prepared.truth.as_ref(),
-                    &bundle,
-                );
+                let report = self.verify_shared(&name, prepared, &bundle);
                 let v = outcome(&report);
                 if let (Some(c), Some(k)) = (&self.cache, &key) {
                     c.put(k, &v);
@@ -389,6 +416,61 @@ impl Auditor {
             first_pass,
             repair_rounds,
         }
+    }
+}
+
+impl Auditor {
+    /// [`vouch_core::verify::verify_with`]'s report, from halves shared with earlier runs where
+    /// their inputs were the same bytes, the missing halves computed side by side.
+    fn verify_shared(&self, source_name: &str, prepared: &Prepared, bundle: &Bundle) -> Report {
+        let spec = &self.spec;
+        let script_key = bundle.get(&spec.artifacts.script).map(|a| a.sha256.clone());
+        let rest_key = format!(
+            "{}\n{source_name}\n{}",
+            prepared.stmts.sha256,
+            vouch_core::verify::rest_key(spec, bundle)
+        );
+        let script = script_key
+            .as_deref()
+            .and_then(|k| Halves::get(&self.halves.scripts, k));
+        let rest = Halves::get(&self.halves.rests, &rest_key);
+        let script_now = || {
+            Arc::new(vouch_core::verify::script_half(
+                spec,
+                bundle,
+                Some(&self.halves.parses),
+            ))
+        };
+        let rest_now = || {
+            Arc::new(vouch_core::verify::rest_half(
+                spec,
+                &prepared.stmts,
+                prepared.truth.as_ref(),
+                bundle,
+            ))
+        };
+        let (script, rest, computed) = match (script, rest) {
+            (Some(s), Some(r)) => (s, r, (false, false)),
+            (Some(s), None) => (s, rest_now(), (false, true)),
+            (None, Some(r)) => (script_now(), r, (true, false)),
+            (None, None) => {
+                let (s, r) = rayon::join(script_now, rest_now);
+                (s, r, (true, true))
+            }
+        };
+        if let (Some(k), true) = (script_key, computed.0) {
+            Halves::put(&self.halves.scripts, k, script.clone());
+        }
+        if computed.1 {
+            Halves::put(&self.halves.rests, rest_key, rest.clone());
+        }
+        vouch_core::verify::join_halves(
+            spec,
+            &prepared.stmts,
+            bundle,
+            Rest::clone(&rest),
+            Vec::clone(&script),
+        )
     }
 }
 

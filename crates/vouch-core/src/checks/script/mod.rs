@@ -92,17 +92,36 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) {
 /// The script family needs only the bundle (not the source): `verify_loading` starts it before
 /// the source is read.
 pub fn check_bundle(spec: &Spec, bundle: &crate::bundle::Bundle, out: &mut Vec<Finding>) {
+    check_bundle_shared(spec, bundle, None, out);
+}
+
+/// [`check_bundle`], reading the script through a parse cache shared with other scripts (the
+/// findings are the same; see [`python::ParseCache`]).
+pub fn check_bundle_shared(
+    spec: &Spec,
+    bundle: &crate::bundle::Bundle,
+    cache: Option<&python::ParseCache>,
+    out: &mut Vec<Finding>,
+) {
     let name = spec.artifacts.script.as_str();
     if let Some(text) = super::artifact_text(bundle, name, CheckId::ScriptUnreadable, out) {
-        judge(spec, text, out);
+        judge_with(spec, text, cache, out);
     }
 }
 
 /// All script checks on the script's text.
 pub fn judge(spec: &Spec, text: &str, out: &mut Vec<Finding>) {
+    judge_with(spec, text, None, out);
+}
+
+fn judge_with(spec: &Spec, text: &str, cache: Option<&python::ParseCache>, out: &mut Vec<Finding>) {
     let version = spec.script.python_version.as_str();
     let mut found = Findings::new(spec.artifacts.script.clone());
-    match python::read(text, version) {
+    let reading = match cache {
+        Some(c) => python::read_shared(text, version, c),
+        None => python::read(text, version),
+    };
+    match reading {
         Reading::Invalid(problems) => {
             let (line, shown, message) = match problems.first() {
                 Some(p) => (p.at.line, p.at.text.clone(), p.message.clone()),

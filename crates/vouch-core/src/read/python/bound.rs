@@ -32,6 +32,17 @@ pub struct Bound {
 
 /// A bound on the script's nesting, or `None` when the scan cannot vouch for its own reading.
 pub fn bound(text: &str) -> Option<Bound> {
+    scan(text, None)
+}
+
+/// [`bound`], and in `starts` the byte offsets of the lines that certainly start a statement at
+/// column 0: they follow a certain end of a logical line and start with an ASCII letter, `_` or
+/// `@`. Only meaningful when the bound is `Some`.
+pub fn bound_with_starts(text: &str, starts: &mut Vec<usize>) -> Option<Bound> {
+    scan(text, Some(starts))
+}
+
+fn scan(text: &str, mut starts: Option<&mut Vec<usize>>) -> Option<Bound> {
     let b = text.as_bytes();
     let mut found = Bound::default();
     let mut depth = 0usize;
@@ -48,6 +59,11 @@ pub fn bound(text: &str) -> Option<Bound> {
                     end_segment(&b[segment_start..i], opens, &mut found);
                     segment_start = i;
                     opens = 0;
+                    if let (Some(starts), Some(c)) = (starts.as_deref_mut(), b.get(i)) {
+                        if c.is_ascii_alphabetic() || *c == b'_' || *c == b'@' {
+                            starts.push(i);
+                        }
+                    }
                 }
                 i = leading_whitespace(b, i, &mut found);
             }

@@ -150,10 +150,26 @@ pub enum Reading {
 
 /// Parse `text` as Python `version` (`"3.12"`) and collect its facts.
 pub fn read(text: &str, version: &str) -> Reading {
+    read_with(text, version, None)
+}
+
+/// [`read`], taking the parses of top-level statements from `cache` where another script had
+/// them byte for byte (an audit's runs of one prompt share most of their code), and leaving the
+/// new ones there. The reading is the same as [`read`]'s: see [`ParseCache`].
+pub fn read_shared(text: &str, version: &str, cache: &ParseCache) -> Reading {
+    read_with(text, version, Some(cache))
+}
+
+fn read_with(text: &str, version: &str, cache: Option<&ParseCache>) -> Reading {
     let lines = LineIndex::new(text);
     // The byte-level bound proves most scripts far from every nesting limit; only the others pay
     // for the exact token-level check (a second full lex).
-    let bound = bound::bound(text).filter(|b| {
+    let mut starts = Vec::new();
+    let scanned = match cache {
+        Some(_) => bound::bound_with_starts(text, &mut starts),
+        None => bound::bound(text),
+    };
+    let bound = scanned.filter(|b| {
         b.indent <= MAX_INDENT_DEPTH
             && b.brackets <= MAX_BRACKET_DEPTH
             && b.expression <= MAX_EXPRESSION_DEPTH
@@ -171,7 +187,15 @@ pub fn read(text: &str, version: &str) -> Reading {
         b.expression + b.indent
     });
     let red_zone = STACK_BASE_BYTES + levels * STACK_BYTES_PER_LEVEL;
-    let run = || read_bounded(text, target, &lines);
+    let chunks = match (cache, bound) {
+        (Some(cache), Some(_)) => Some((cache, chunk_starts(text, &starts))),
+        _ => None,
+    };
+    let run = || {
+        chunks
+            .and_then(|(cache, at)| read_chunked(text, target, &lines, cache, &at))
+            .unwrap_or_else(|| read_bounded(text, target, &lines))
+    };
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         stacker::maybe_grow(red_zone, STACK_BYTES.max(2 * red_zone), run)
     }))
@@ -223,8 +247,22 @@ fn read_bounded(text: &str, target: PythonVersion, lines: &LineIndex) -> Reading
     let Some(module) = parsed.syntax().as_module() else {
         return Reading::Invalid(Vec::new());
     };
-    let body = &module.body;
+    Reading::Valid(walk_all(
+        text,
+        lines,
+        &[(TextSize::new(0), &module.body)],
+        version_problems,
+    ))
+}
 
+/// The facts of a module given as its statements in order, each run with the offset its ranges
+/// are relative to.
+fn walk_all(
+    text: &str,
+    lines: &LineIndex,
+    bodies: &[(TextSize, &[Stmt])],
+    version_problems: Vec<SyntaxProblem>,
+) -> Script {
     // Bindings first: uses may come before the import in the text (function bodies). The first
     // walk binds and collects together; its facts stand when no binding was added after its set
     // was consulted (then every lookup saw the final bindings, and another binding walk would add
@@ -233,6 +271,7 @@ fn read_bounded(text: &str, target: PythonVersion, lines: &LineIndex) -> Reading
     let mut walk = Walk {
         text,
         lines,
+        base: TextSize::new(0),
         b: Bindings::default(),
         bind: true,
         collect: true,
@@ -241,12 +280,18 @@ fn read_bounded(text: &str, target: PythonVersion, lines: &LineIndex) -> Reading
             ..Script::default()
         },
     };
-    walk.visit_body(body);
+    let visit = |walk: &mut Walk| {
+        for (base, body) in bodies {
+            walk.base = *base;
+            walk.visit_body(body);
+        }
+    };
+    visit(&mut walk);
     if walk.b.unsettled {
         walk.collect = false;
         for _ in 1..4 {
             let before = walk.b.size();
-            walk.visit_body(body);
+            visit(&mut walk);
             if walk.b.size() == before {
                 break;
             }
@@ -257,9 +302,202 @@ fn read_bounded(text: &str, target: PythonVersion, lines: &LineIndex) -> Reading
             version_problems: std::mem::take(&mut walk.script.version_problems),
             ..Script::default()
         };
-        walk.visit_body(body);
+        visit(&mut walk);
     }
-    Reading::Valid(walk.script)
+    walk.script
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared parses of top-level statements.
+
+/// Parses of top-level chunks of scripts, shared between the scripts one process reads (an
+/// audit's runs): keyed by the chunk's exact text and the target version, so a chunk another
+/// script had byte for byte is not parsed again.
+///
+/// Why the reading is [`read`]'s:
+/// - A script is cut only where [`bound::bound_with_starts`] proved a logical line ends (outside
+///   strings, brackets and continuations) and the next line starts a statement at column 0
+///   (a letter, `_` or `@`): there the lexer's state is the state at the start of a file
+///   (nothing open, indentation 0), and a module is its statements in order, so each chunk
+///   parses to the same statements, their ranges shifted by the chunk's start.
+/// - A cut never falls before `else`/`elif`/`except`/`finally` or after a decorator, and
+///   chunks are whole `def`/`class` statements (with their decorators) or the runs of other
+///   statements between them, so the same function is the same chunk in every script.
+/// - If any chunk does not parse cleanly (a cut the bound got wrong would leave a string, a
+///   bracket or a block unfinished), or its parse panics, the whole script is parsed as [`read`]
+///   does, so every syntax error is reported from the whole file.
+/// - The walk over the chunks' statements is the walk over the whole module's, offset by each
+///   chunk's start; version problems are shifted the same way.
+///
+/// Memory is bounded: the cache is emptied when the chunk text it holds passes
+/// [`ParseCache::MAX_TEXT`].
+#[derive(Default)]
+pub struct ParseCache {
+    chunks: std::sync::Mutex<Chunks>,
+}
+
+#[derive(Default)]
+struct Chunks {
+    map: std::collections::HashMap<Box<str>, std::sync::Arc<Chunk>>,
+    text_bytes: usize,
+}
+
+/// One chunk's clean parse: its statements and the syntax newer than its target version.
+struct Chunk {
+    target: PythonVersion,
+    body: Vec<Stmt>,
+    version_problems: Vec<(TextRange, String)>,
+}
+
+impl ParseCache {
+    /// Chunk text held at most (bytes); the parsed statements take some 20 times as much.
+    pub const MAX_TEXT: usize = 512 << 10;
+
+    /// How many chunk parses the cache holds.
+    pub fn len(&self) -> usize {
+        self.chunks.lock().map_or(0, |c| c.map.len())
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn get(&self, text: &str, target: PythonVersion) -> Option<std::sync::Arc<Chunk>> {
+        let chunks = self.chunks.lock().ok()?;
+        chunks.map.get(text).filter(|c| c.target == target).cloned()
+    }
+
+    fn put(&self, text: &str, chunk: std::sync::Arc<Chunk>) {
+        let Ok(mut chunks) = self.chunks.lock() else {
+            return;
+        };
+        if chunks.text_bytes + text.len() > Self::MAX_TEXT {
+            chunks.map.clear();
+            chunks.text_bytes = 0;
+        }
+        if text.len() <= Self::MAX_TEXT && chunks.map.insert(text.into(), chunk).is_none() {
+            chunks.text_bytes += text.len();
+        }
+    }
+}
+
+/// What starts a line, as far as cutting goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LineKind {
+    Decorator,
+    /// `def`, `class`, `async`.
+    Definition,
+    /// `else`, `elif`, `except`, `finally`: continues the statement before.
+    Continuation,
+    Other,
+}
+
+fn line_kind(line: &[u8]) -> LineKind {
+    let word_end = line
+        .iter()
+        .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+        .unwrap_or(line.len());
+    match &line[..word_end] {
+        _ if line.first() == Some(&b'@') => LineKind::Decorator,
+        b"def" | b"class" | b"async" => LineKind::Definition,
+        b"else" | b"elif" | b"except" | b"finally" => LineKind::Continuation,
+        _ => LineKind::Other,
+    }
+}
+
+/// Where the chunks start (the first at 0), from the statement starts the bound found.
+fn chunk_starts(text: &str, starts: &[usize]) -> Vec<usize> {
+    let b = text.as_bytes();
+    let mut out = vec![0];
+    let mut prev = line_kind(b);
+    for &s in starts {
+        let kind = line_kind(&b[s..]);
+        let cut = kind != LineKind::Continuation
+            && prev != LineKind::Decorator
+            && (matches!(kind, LineKind::Decorator | LineKind::Definition)
+                || prev == LineKind::Definition);
+        if cut && s > *out.last().unwrap_or(&0) {
+            out.push(s);
+        }
+        if kind != LineKind::Continuation {
+            prev = kind;
+        }
+    }
+    out
+}
+
+/// The reading from chunk parses, or None when a chunk does not parse cleanly (the caller then
+/// parses the whole script).
+fn read_chunked(
+    text: &str,
+    target: PythonVersion,
+    lines: &LineIndex,
+    cache: &ParseCache,
+    starts: &[usize],
+) -> Option<Reading> {
+    if starts.len() < 2 {
+        return None;
+    }
+    let mut parsed = Vec::with_capacity(starts.len());
+    for (k, &start) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(text.len());
+        let chunk_text = text.get(start..end)?;
+        let chunk = match cache.get(chunk_text, target) {
+            Some(c) => c,
+            None => {
+                let c = std::sync::Arc::new(parse_chunk(chunk_text, target)?);
+                cache.put(chunk_text, c.clone());
+                c
+            }
+        };
+        parsed.push((TextSize::new(u32::try_from(start).ok()?), chunk));
+    }
+    let mut version_problems = Vec::new();
+    for (base, c) in &parsed {
+        for (range, message) in &c.version_problems {
+            version_problems.push(SyntaxProblem {
+                at: lines.span(text, *range + *base),
+                message: message.clone(),
+            });
+        }
+    }
+    let bodies: Vec<(TextSize, &[Stmt])> = parsed
+        .iter()
+        .map(|(b, c)| (*b, c.body.as_slice()))
+        .collect();
+    Some(Reading::Valid(walk_all(
+        text,
+        lines,
+        &bodies,
+        version_problems,
+    )))
+}
+
+/// A chunk's parse when it is clean (no syntax error, no panic).
+fn parse_chunk(text: &str, target: PythonVersion) -> Option<Chunk> {
+    std::panic::catch_unwind(|| {
+        let options = ParseOptions::from(Mode::Module).with_target_version(target);
+        let parsed = parse_unchecked(text, options);
+        if !parsed.errors().is_empty() {
+            return None;
+        }
+        let version_problems = parsed
+            .unsupported_syntax_errors()
+            .iter()
+            .map(|e| (e.range, e.to_string()))
+            .collect();
+        match parsed.into_syntax() {
+            ruff_python_ast::Mod::Module(m) => Some(Chunk {
+                target,
+                body: m.body.into_iter().collect(),
+                version_problems,
+            }),
+            _ => None,
+        }
+    })
+    .ok()
+    .flatten()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -586,6 +824,9 @@ impl Walk<'_> {
 struct Walk<'t> {
     text: &'t str,
     lines: &'t LineIndex,
+    /// Where the statements being walked start in `text`: their ranges are relative to it when
+    /// they were parsed as a chunk of their own (see [`ParseCache`]), else 0.
+    base: TextSize,
     b: Bindings,
     /// Add bindings on this walk.
     bind: bool,
@@ -618,7 +859,7 @@ impl<'a> Visitor<'a> for Walk<'_> {
 
 impl Walk<'_> {
     fn span(&self, range: TextRange) -> Span {
-        self.lines.span(self.text, range)
+        self.lines.span(self.text, range + self.base)
     }
 
     fn os_reference(&mut self, attr: &str, via: OsVia, range: TextRange) {
@@ -631,7 +872,7 @@ impl Walk<'_> {
     }
 
     fn literal(&mut self, value: String, offset: TextSize) {
-        let line = self.lines.line(offset);
+        let line = self.lines.line(offset + self.base);
         self.script.literals.push(Literal { value, line });
     }
 
