@@ -23,8 +23,8 @@
 //!   then always gives a newer time. Runs written just before an audit are verified (and cached
 //!   by content) but indexed only by the next audit.
 //! - The key covers the vouch version, the spec's bytes, the `--source` fallback (bytes and
-//!   name), the path as shown and the absolute path. Entries are written to a temporary file and
-//!   renamed; a corrupt, foreign or unreadable entry is a miss.
+//!   name), the path as shown and the absolute path. Entries are written in place; a corrupt,
+//!   truncated, foreign or unreadable entry is a miss (one must decode to exactly its length).
 //!
 //! Entries are a small binary record ([`encode`]): a re-audit's cost is the stamps, and parsing
 //! a results row as JSON cost more than all of them.
@@ -452,9 +452,12 @@ impl Index {
         if let Some(dir) = path.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, &path).is_err() {
-            let _ = std::fs::remove_file(&tmp);
+        // Written in place, with no temporary file and rename (each cost a file-system
+        // metadata update, more than the entry): an entry read half-written, cut by a crash or
+        // mixed from two writers does not decode to the exact length it must have, and is a
+        // miss. A failed write leaves no usable entry either.
+        if std::fs::write(&path, &bytes).is_err() {
+            let _ = std::fs::remove_file(&path);
         }
     }
 }
