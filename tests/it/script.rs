@@ -232,4 +232,64 @@ mod shared_parses {
             same(text, &cache, &format!("case {k}: {text:?}"));
         }
     }
+
+    /// Statements (and broken pieces) a script may hold at top level, each ending in a newline.
+    const PIECES: &[&str] = &[
+        "import os\n",
+        "import os as o\n",
+        "from os import system\n",
+        "from os import *\n",
+        "import socket\n",
+        "from importlib import import_module as im\n",
+        "x = im('subprocess')\n",
+        "y = __import__(name)\n",
+        "def f():\n    return o.system('ls')\n",
+        "def g(a, b=1):\n    if a:\n        return b\n    else:\n        return a\n",
+        "@decorator\n",
+        "@decorator\ndef h():\n    pass\n",
+        "class C:\n    def m(self):\n        return getattr(os, 'popen')\n",
+        "async def k():\n    await thing()\n",
+        "if x:\n    pass\n",
+        "else:\n    pass\n",
+        "try:\n    import json\n",
+        "except ImportError:\n    json = None\n",
+        "finally:\n    pass\n",
+        "DOC = \"\"\"\ndef inside():\n    import socket\n\"\"\"\n",
+        "T = '''\nclass X:\n",
+        "'''\n",
+        "z = (1,\n2)\n",
+        "w = [\n",
+        "]\n",
+        "v = 1 + \\\n2\n",
+        "path = f'/mnt/data/{name}.csv'\n",
+        "name = 'investment_analysis.md'\n",
+        "# a comment at column 0\n",
+        "\n",
+        "    indented = 1\n",
+        "def broken(:\n    pass\n",
+        "type Alias = int\n",
+        "def generic[T = int](x): pass\n",
+        "match x:\n    case 1:\n        pass\n",
+        "print(os.execv)\n",
+        "def late():\n    return imp2('socket')\n",
+        "from importlib import import_module as imp2\n",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        #[test]
+        fn any_sequence_of_top_level_pieces_reads_the_same_through_shared_chunks(
+            picks in proptest::collection::vec(0..PIECES.len(), 1..14),
+            warm in proptest::collection::vec(0..PIECES.len(), 0..14),
+        ) {
+            let cache = ParseCache::default();
+            // Another script first, so some chunks come from the cache.
+            let other: String = warm.iter().map(|&i| PIECES[i]).collect();
+            let _ = read_shared(&other, "3.12", &cache);
+            let text: String = picks.iter().map(|&i| PIECES[i]).collect();
+            let whole = format!("{:?}", read(&text, "3.12"));
+            proptest::prop_assert_eq!(format!("{:?}", read_shared(&text, "3.12", &cache)), whole.clone());
+            proptest::prop_assert_eq!(format!("{:?}", read_shared(&text, "3.12", &cache)), whole);
+        }
+    }
 }

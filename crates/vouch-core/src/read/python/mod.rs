@@ -320,9 +320,10 @@ fn walk_all(
 ///   (a letter, `_` or `@`): there the lexer's state is the state at the start of a file
 ///   (nothing open, indentation 0), and a module is its statements in order, so each chunk
 ///   parses to the same statements, their ranges shifted by the chunk's start.
-/// - A cut never falls before `else`/`elif`/`except`/`finally` or after a decorator, and
-///   chunks are whole `def`/`class` statements (with their decorators) or the runs of other
-///   statements between them, so the same function is the same chunk in every script.
+/// - Chunks are whole `def`/`class` statements (with their decorators) or the runs of other
+///   statements between them, so the same function is the same chunk in every script. No cut
+///   falls before `else`/`elif`/`except`/`finally` or after a decorator: such a chunk would not
+///   parse, and the fallback below would parse the whole script again.
 /// - If any chunk does not parse cleanly (a cut the bound got wrong would leave a string, a
 ///   bracket or a block unfinished), or its parse panics, the whole script is parsed as [`read`]
 ///   does, so every syntax error is reported from the whole file.
