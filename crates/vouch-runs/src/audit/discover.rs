@@ -1,7 +1,6 @@
 //! Find runs, bare bundles and archives under the audit's paths. Symbolic links are never
 //! followed; the walk is depth-limited.
 
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use vouch_core::spec::Spec;
 
@@ -83,19 +82,11 @@ fn walk(dir: &Path, spec: &Spec, depth: usize, out: &mut Vec<Found>) {
         .filter_map(|e| Some((e.path(), e.file_type().ok()?)))
         .collect();
     children.sort_by(|a, b| a.0.cmp(&b.0));
-    // Children are looked at in parallel (a folder of 100,000 runs is 200,000 `stat`s); the
-    // caller sorts what is found.
-    let found: Vec<Vec<Found>> = children
-        .into_par_iter()
-        .map(|(path, ft)| {
-            let mut here = Vec::new();
-            if ft.is_dir() {
-                walk(&path, spec, depth + 1, &mut here);
-            } else if ft.is_file() && is_archive(&path.to_string_lossy()) {
-                here.push(Found::Archive(path));
-            }
-            here
-        })
-        .collect();
-    out.extend(found.into_iter().flatten());
+    for (path, ft) in children {
+        if ft.is_dir() {
+            walk(&path, spec, depth + 1, out);
+        } else if ft.is_file() && is_archive(&path.to_string_lossy()) {
+            out.push(Found::Archive(path));
+        }
+    }
 }
