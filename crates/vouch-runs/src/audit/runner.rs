@@ -430,40 +430,37 @@ impl Auditor {
             prepared.stmts.sha256,
             vouch_core::verify::rest_key(spec, bundle)
         );
-        let script = script_key
-            .as_deref()
-            .and_then(|k| Halves::get(&self.halves.scripts, k));
-        let rest = Halves::get(&self.halves.rests, &rest_key);
+        // A half computed here is left in its table for the runs after this one.
         let script_now = || {
-            Arc::new(vouch_core::verify::script_half(
+            let half = Arc::new(vouch_core::verify::script_half(
                 spec,
                 bundle,
                 Some(&self.halves.parses),
-            ))
+            ));
+            if let Some(k) = &script_key {
+                Halves::put(&self.halves.scripts, k.clone(), half.clone());
+            }
+            half
         };
         let rest_now = || {
-            Arc::new(vouch_core::verify::rest_half(
+            let half = Arc::new(vouch_core::verify::rest_half(
                 spec,
                 &prepared.stmts,
                 prepared.truth.as_ref(),
                 bundle,
-            ))
+            ));
+            Halves::put(&self.halves.rests, rest_key.clone(), half.clone());
+            half
         };
-        let (script, rest, computed) = match (script, rest) {
-            (Some(s), Some(r)) => (s, r, (false, false)),
-            (Some(s), None) => (s, rest_now(), (false, true)),
-            (None, Some(r)) => (script_now(), r, (true, false)),
-            (None, None) => {
-                let (s, r) = rayon::join(script_now, rest_now);
-                (s, r, (true, true))
-            }
+        let script = script_key
+            .as_deref()
+            .and_then(|k| Halves::get(&self.halves.scripts, k));
+        let (script, rest) = match (script, Halves::get(&self.halves.rests, &rest_key)) {
+            (Some(s), Some(r)) => (s, r),
+            (Some(s), None) => (s, rest_now()),
+            (None, Some(r)) => (script_now(), r),
+            (None, None) => rayon::join(script_now, rest_now),
         };
-        if let (Some(k), true) = (script_key, computed.0) {
-            Halves::put(&self.halves.scripts, k, script.clone());
-        }
-        if computed.1 {
-            Halves::put(&self.halves.rests, rest_key, rest.clone());
-        }
         vouch_core::verify::join_halves(
             spec,
             &prepared.stmts,

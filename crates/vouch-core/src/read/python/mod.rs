@@ -222,37 +222,67 @@ fn parse_version(version: &str) -> PythonVersion {
 }
 
 fn read_bounded(text: &str, target: PythonVersion, lines: &LineIndex) -> Reading {
+    match parse_module(text, target) {
+        Ok(module) => Reading::Valid(walk_parsed(text, lines, &[(TextSize::new(0), &module)])),
+        Err(errors) => {
+            let mut problems: Vec<SyntaxProblem> = errors
+                .iter()
+                .map(|e| SyntaxProblem {
+                    at: lines.span(text, e.location),
+                    message: e.error.to_string(),
+                })
+                .collect();
+            problems.sort_by_key(|p| p.at.line);
+            Reading::Invalid(problems)
+        }
+    }
+}
+
+/// `text` parsed as a module under `target`: its statements and the syntax newer than the
+/// target (ranges relative to `text`), or its syntax errors.
+fn parse_module(
+    text: &str,
+    target: PythonVersion,
+) -> Result<Chunk, Vec<ruff_python_parser::ParseError>> {
     let options = ParseOptions::from(Mode::Module).with_target_version(target);
     let parsed = parse_unchecked(text, options);
     if !parsed.errors().is_empty() {
-        let mut problems: Vec<SyntaxProblem> = parsed
-            .errors()
-            .iter()
-            .map(|e| SyntaxProblem {
-                at: lines.span(text, e.location),
-                message: e.error.to_string(),
-            })
-            .collect();
-        problems.sort_by_key(|p| p.at.line);
-        return Reading::Invalid(problems);
+        return Err(parsed.errors().to_vec());
     }
     let version_problems = parsed
         .unsupported_syntax_errors()
         .iter()
-        .map(|e| SyntaxProblem {
-            at: lines.span(text, e.range),
-            message: e.to_string(),
+        .map(|e| (e.range, e.to_string()))
+        .collect();
+    match parsed.into_syntax() {
+        ruff_python_ast::Mod::Module(module) => Ok(Chunk {
+            target,
+            module,
+            version_problems,
+        }),
+        _ => Err(Vec::new()),
+    }
+}
+
+/// The facts of a script from the parses of its consecutive parts (the whole file, or its
+/// chunks), each with the offset in `text` its ranges are relative to.
+fn walk_parsed(text: &str, lines: &LineIndex, parts: &[(TextSize, &Chunk)]) -> Script {
+    let version_problems = parts
+        .iter()
+        .flat_map(|(base, c)| {
+            c.version_problems
+                .iter()
+                .map(|(range, message)| SyntaxProblem {
+                    at: lines.span(text, *range + *base),
+                    message: message.clone(),
+                })
         })
         .collect();
-    let Some(module) = parsed.syntax().as_module() else {
-        return Reading::Invalid(Vec::new());
-    };
-    Reading::Valid(walk_all(
-        text,
-        lines,
-        &[(TextSize::new(0), &module.body)],
-        version_problems,
-    ))
+    let bodies: Vec<(TextSize, &[Stmt])> = parts
+        .iter()
+        .map(|(base, c)| (*base, c.module.body.as_slice()))
+        .collect();
+    walk_all(text, lines, &bodies, version_problems)
 }
 
 /// The facts of a module given as its statements in order, each run with the offset its ranges
@@ -343,10 +373,11 @@ struct Chunks {
     text_bytes: usize,
 }
 
-/// One chunk's clean parse: its statements and the syntax newer than its target version.
+/// A clean parse (of a chunk or a whole file): its statements and the syntax newer than its
+/// target version, ranges relative to the parsed text.
 struct Chunk {
     target: PythonVersion,
-    body: Vec<Stmt>,
+    module: ruff_python_ast::ModModule,
     version_problems: Vec<(TextRange, String)>,
 }
 
@@ -454,51 +485,15 @@ fn read_chunked(
         };
         parsed.push((TextSize::new(u32::try_from(start).ok()?), chunk));
     }
-    let mut version_problems = Vec::new();
-    for (base, c) in &parsed {
-        for (range, message) in &c.version_problems {
-            version_problems.push(SyntaxProblem {
-                at: lines.span(text, *range + *base),
-                message: message.clone(),
-            });
-        }
-    }
-    let bodies: Vec<(TextSize, &[Stmt])> = parsed
-        .iter()
-        .map(|(b, c)| (*b, c.body.as_slice()))
-        .collect();
-    Some(Reading::Valid(walk_all(
-        text,
-        lines,
-        &bodies,
-        version_problems,
-    )))
+    let parts: Vec<(TextSize, &Chunk)> = parsed.iter().map(|(b, c)| (*b, c.as_ref())).collect();
+    Some(Reading::Valid(walk_parsed(text, lines, &parts)))
 }
 
 /// A chunk's parse when it is clean (no syntax error, no panic).
 fn parse_chunk(text: &str, target: PythonVersion) -> Option<Chunk> {
-    std::panic::catch_unwind(|| {
-        let options = ParseOptions::from(Mode::Module).with_target_version(target);
-        let parsed = parse_unchecked(text, options);
-        if !parsed.errors().is_empty() {
-            return None;
-        }
-        let version_problems = parsed
-            .unsupported_syntax_errors()
-            .iter()
-            .map(|e| (e.range, e.to_string()))
-            .collect();
-        match parsed.into_syntax() {
-            ruff_python_ast::Mod::Module(m) => Some(Chunk {
-                target,
-                body: m.body.into_iter().collect(),
-                version_problems,
-            }),
-            _ => None,
-        }
-    })
-    .ok()
-    .flatten()
+    std::panic::catch_unwind(|| parse_module(text, target).ok())
+        .ok()
+        .flatten()
 }
 
 // ---------------------------------------------------------------------------------------------
