@@ -10,6 +10,51 @@ pub fn fold(name: &str) -> String {
     if let Some(stripped) = strip_unit(s) {
         s = stripped.trim_end();
     }
+    let mut out = if s.is_ascii() {
+        fold_ascii(s.as_bytes())
+    } else {
+        fold_chars(s)
+    };
+    for suffix in ["_percent", "_times", "_perc", "_pct", "_x"] {
+        if let Some(base) = out.strip_suffix(suffix) {
+            if !base.is_empty() {
+                out.truncate(base.len());
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// [`fold_chars`] for ASCII text, a byte at a time (names are nearly always ASCII, and the
+/// folding of a name runs thousands of times per memo).
+fn fold_ascii(s: &[u8]) -> String {
+    let mut out = Vec::with_capacity(s.len() + 8);
+    let mut pending_sep = false;
+    for &b in s {
+        if b == b'&' {
+            if !out.is_empty() {
+                out.push(b'_');
+            }
+            out.extend_from_slice(b"and");
+            pending_sep = true;
+        } else if b.is_ascii_alphanumeric() {
+            if pending_sep && !out.is_empty() {
+                out.push(b'_');
+            }
+            pending_sep = false;
+            out.push(b.to_ascii_lowercase());
+        } else {
+            pending_sep = true;
+        }
+    }
+    // Only ASCII bytes were pushed.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The fold's body before its suffix rule: `&` as `and`, alphanumerics lowercased, every run of
+/// other characters one `_` between words.
+fn fold_chars(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut pending_sep = false;
     for ch in s.chars() {
@@ -34,14 +79,6 @@ pub fn fold(name: &str) -> String {
             }
         } else {
             pending_sep = true;
-        }
-    }
-    for suffix in ["_percent", "_times", "_perc", "_pct", "_x"] {
-        if let Some(base) = out.strip_suffix(suffix) {
-            if !base.is_empty() {
-                out.truncate(base.len());
-                break;
-            }
         }
     }
     out
@@ -171,6 +208,13 @@ pub fn parse_year_label(label: &str) -> Option<i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn the_ascii_fold_is_the_char_fold(s in "[ -~]{0,40}") {
+            proptest::prop_assert_eq!(fold_ascii(s.as_bytes()), fold_chars(&s));
+        }
+    }
 
     #[test]
     fn an_ampersand_is_the_word_and_and_a_parenthetical_can_be_read() {

@@ -170,6 +170,12 @@ pub struct Statements {
     /// Rows (1-based) where the identity cannot be tested: its total or a part is missing or not
     /// a number. Such a row neither holds nor breaks it.
     pub identity_untested: Vec<usize>,
+    /// The memo's name table for these statements under one spec (its `serial`), built on the
+    /// first memo read: an audit reads many memos against one source.
+    memo_vocabulary: std::sync::OnceLock<(
+        u64,
+        std::sync::Arc<crate::read::memo::vocabulary::Vocabulary>,
+    )>,
 }
 
 /// Facts about the source that a manifest may claim.
@@ -205,6 +211,26 @@ pub fn read_user_file(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
 }
 
 impl Statements {
+    /// The memo's name table ([`Vocabulary`](crate::read::memo::vocabulary::Vocabulary)) for
+    /// these statements under `spec`, built once per spec and kept.
+    pub fn memo_vocabulary(
+        &self,
+        spec: &Spec,
+    ) -> std::sync::Arc<crate::read::memo::vocabulary::Vocabulary> {
+        use crate::read::memo::vocabulary::Vocabulary;
+        let (serial, vocab) = self.memo_vocabulary.get_or_init(|| {
+            (
+                spec.serial,
+                std::sync::Arc::new(Vocabulary::new(spec, self)),
+            )
+        });
+        if *serial == spec.serial {
+            vocab.clone()
+        } else {
+            std::sync::Arc::new(Vocabulary::new(spec, self))
+        }
+    }
+
     pub fn read_path(path: &Path, spec: &Spec) -> Result<Statements, SourceError> {
         let shown = path.display().to_string();
         let bytes = read_user_file(path, spec.limits.max_artifact_bytes).map_err(|why| {
@@ -605,6 +631,7 @@ fn build(
         canonical,
         problems,
         identity_untested: Vec::new(),
+        memo_vocabulary: std::sync::OnceLock::new(),
     };
     derive_pairs(&mut stmts, spec);
     check_identity(&mut stmts, spec);

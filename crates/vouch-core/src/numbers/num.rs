@@ -128,7 +128,7 @@ impl Num {
             return Num::ZERO;
         }
         let g = gcd(n.unsigned_abs(), d.unsigned_abs());
-        let (nu, du) = (n.unsigned_abs() / g, d.unsigned_abs() / g);
+        let (nu, du) = (div_u(n.unsigned_abs(), g), div_u(d.unsigned_abs(), g));
         let negative = (n < 0) != (d < 0);
         if nu <= i128::MAX as u128 && du <= i128::MAX as u128 {
             let nn = nu as i128;
@@ -255,6 +255,30 @@ impl Num {
     }
 }
 
+/// `a / g` for a divisor `g > 0` of `a`: skips the 128-bit division (a library call) when `g`
+/// is 1 or both fit 64 bits, as nearly all do.
+fn div_i(a: i128, g: i128) -> i128 {
+    if g == 1 {
+        a
+    } else if let (Ok(a64), Ok(g64)) = (i64::try_from(a), i64::try_from(g)) {
+        // g > 1, so no i64::MIN / -1.
+        (a64 / g64) as i128
+    } else {
+        a / g
+    }
+}
+
+/// [`div_i`] for unsigned values.
+fn div_u(a: u128, g: u128) -> u128 {
+    if g == 1 {
+        a
+    } else if let (Ok(a64), Ok(g64)) = (u64::try_from(a), u64::try_from(g)) {
+        (a64 / g64) as u128
+    } else {
+        a / g
+    }
+}
+
 /// `a/b + c/d` in machine integers, or `None` on overflow.
 fn add_small(a: i128, b: i128, c: i128, d: i128) -> Option<Num> {
     if b == d {
@@ -267,7 +291,7 @@ fn add_small(a: i128, b: i128, c: i128, d: i128) -> Option<Num> {
         return (n != i128::MIN).then_some(Num(Small(n, fd)));
     }
     let g = gcd(b as u128, d as u128) as i128;
-    let (b1, d1) = (b / g, d / g);
+    let (b1, d1) = (div_i(b, g), div_i(d, g));
     let n = a.checked_mul(d1)?.checked_add(c.checked_mul(b1)?)?;
     let den = b.checked_mul(d1)?;
     Some(Num::ratio(n, den))
@@ -280,8 +304,8 @@ fn mul_small(a: i128, b: i128, c: i128, d: i128) -> Option<Num> {
     }
     let g1 = gcd(a.unsigned_abs(), d as u128) as i128;
     let g2 = gcd(c.unsigned_abs(), b as u128) as i128;
-    let n = (a / g1).checked_mul(c / g2)?;
-    let den = (b / g2).checked_mul(d / g1)?;
+    let n = div_i(a, g1).checked_mul(div_i(c, g2))?;
+    let den = div_i(b, g2).checked_mul(div_i(d, g1))?;
     (n != i128::MIN).then_some(Num(Small(n, den)))
 }
 

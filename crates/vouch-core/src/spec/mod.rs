@@ -554,7 +554,15 @@ pub struct Spec {
     pub script: ScriptSpec,
     column_names: HashMap<String, usize>,
     metric_names: HashMap<String, usize>,
+    /// The memo's cue phrases (`memo.*_cues` and the undefined quantities), indexed once here
+    /// rather than per memo.
+    pub(crate) memo_cues: std::sync::Arc<crate::read::memo::claims::Cues>,
+    /// This compilation's number in the process (clones share it): what tables built from a
+    /// spec and kept elsewhere are keyed by (`Statements::memo_vocabulary`).
+    pub(crate) serial: u64,
 }
+
+static SPEC_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl Spec {
     /// The embedded default contract.
@@ -772,6 +780,12 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
         )));
     }
 
+    let undefined: std::collections::HashSet<String> = raw
+        .memo
+        .undefined_quantities
+        .iter()
+        .map(|q| fold(q))
+        .collect();
     let mut measures = Vec::new();
     for m in &raw.memo.measures {
         if m.formulas.is_empty() || m.names.is_empty() {
@@ -780,12 +794,7 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
                 m.id
             )));
         }
-        if let Some(n) = m.names.iter().find(|n| {
-            raw.memo
-                .undefined_quantities
-                .iter()
-                .any(|q| fold(q) == fold(n))
-        }) {
+        if let Some(n) = m.names.iter().find(|n| undefined.contains(&fold(n))) {
             return Err(invalid(format!(
                 "[[memo.measures]] `{}`: `{n}` is also an undefined quantity",
                 m.id
@@ -862,7 +871,10 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
         fidelity_tolerance: decimal("fidelity_tolerance", &raw.chart.fidelity_tolerance)?,
     };
 
+    let memo_cues = std::sync::Arc::new(crate::read::memo::claims::Cues::new(&raw.memo));
     Ok(Spec {
+        memo_cues,
+        serial: SPEC_SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         text: text.to_string(),
         contract: raw.contract,
         blanks: raw.names.blanks,

@@ -53,41 +53,44 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
             *c = header_years;
         }
     }
+    let paragraphs = || {
+        doc.blocks
+            .iter()
+            .zip(scans)
+            .enumerate()
+            .filter(|(_, (b, _))| {
+                matches!(
+                    b.kind,
+                    BlockKind::Paragraph | BlockKind::ListItem | BlockKind::TableRow
+                )
+            })
+    };
+    let cites_both = |index: usize, b: &crate::read::memo::parse::Block, s: &Scan| {
+        let cites_year = s.years.iter().any(|y| years.contains(&y.year))
+            || s.link_years.iter().any(|(y, _)| years.contains(y))
+            || (b.kind == BlockKind::TableRow && table_years[index]);
+        let cites_file = cites(s) || (b.kind == BlockKind::TableRow && table_cites[index]);
+        cites_year && cites_file
+    };
     for topic in &ctx.spec.memo.evidence {
-        let mut mentioned_at = None;
-        let mut ok = false;
-        for (index, (b, s)) in doc.blocks.iter().zip(scans).enumerate() {
-            if !matches!(
-                b.kind,
-                BlockKind::Paragraph | BlockKind::ListItem | BlockKind::TableRow
-            ) {
-                continue;
-            }
+        let names = |s: &Scan| {
             let ws = &s.words;
-            let hit = topic
+            topic
                 .terms
                 .iter()
                 .any(|t| contains_term(&s.masked, ws, t, false))
                 || topic
                     .case_sensitive_terms
                     .iter()
-                    .any(|t| contains_term(&s.masked, ws, t, true));
-            if !hit {
-                continue;
-            }
-            mentioned_at.get_or_insert(b.line);
-            let cites_year = s.years.iter().any(|y| years.contains(&y.year))
-                || s.link_years.iter().any(|(y, _)| years.contains(y))
-                || (b.kind == BlockKind::TableRow && table_years[index]);
-            let cites_file = cites(s) || (b.kind == BlockKind::TableRow && table_cites[index]);
-            if cites_year && cites_file {
-                ok = true;
-                break;
-            }
-        }
-        if ok {
+                    .any(|t| contains_term(&s.masked, ws, t, true))
+        };
+        // The citations are cheaper to test than the terms, so they go first.
+        if paragraphs().any(|(index, (b, s))| cites_both(index, b, s) && names(s)) {
             continue;
         }
+        let mentioned_at = paragraphs()
+            .find(|(_, (_, s))| names(s))
+            .map(|(_, (b, _))| b.line);
         let why = match mentioned_at {
             Some(l) => format!(
                 "it is mentioned (first at line {l}) but never in a paragraph that also cites"

@@ -12,7 +12,7 @@ pub mod kpi;
 pub mod sections;
 pub mod tied;
 
-use crate::read::memo::{claims, parse, scan, vocabulary, Scan};
+use crate::read::memo::{claims, parse, scan, Scan};
 
 use crate::checks::metrics::MetricsReading;
 use crate::checks::Context;
@@ -165,7 +165,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
     citations::check(ctx, &doc, &scans, &mut found);
     evidence::check(ctx, &doc, &scans, &mut found);
     if let Some(truth) = ctx.truth {
-        let vocab = vocabulary::Vocabulary::new(ctx.spec, ctx.stmts);
+        let vocab = ctx.stmts.memo_vocabulary(ctx.spec);
         reading.kpi = kpi::check(
             ctx,
             truth,

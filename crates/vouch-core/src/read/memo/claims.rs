@@ -38,7 +38,7 @@ use super::years::YearMention;
 use super::{sentences, Scan};
 use crate::checks::Context;
 use crate::names::{fold, parse_year_label};
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::sync::Arc;
 
 /// What a number is said of.
@@ -154,7 +154,8 @@ struct Mark {
     end: usize,
 }
 
-/// The memo vocabulary of §9, compiled once per memo from the spec.
+/// The memo vocabulary of §9, compiled once per spec (`Spec::memo_cues`).
+#[derive(Debug)]
 pub struct Cues {
     undefined: Phrases,
     descriptors: Vec<String>,
@@ -167,6 +168,7 @@ pub struct Cues {
 
 /// Word-sequence phrases, indexed by their first word, longest first (as [`Vocabulary`] does
 /// for names): a look-up at a word compares only the phrases that start with it.
+#[derive(Debug)]
 struct Phrases {
     by_first: HashMap<String, Vec<Vec<String>>>,
 }
@@ -204,8 +206,7 @@ impl Phrases {
 }
 
 impl Cues {
-    pub fn new(ctx: &Context) -> Cues {
-        let m = &ctx.spec.memo;
+    pub fn new(m: &crate::spec::MemoSpec) -> Cues {
         Cues {
             undefined: Phrases::new(&m.undefined_quantities),
             descriptors: m.metric_descriptors.clone(),
@@ -986,17 +987,17 @@ pub fn read(
     kpi_tables: &[usize],
     vocab: &Vocabulary,
 ) -> Vec<Claim> {
-    let cues = Cues::new(ctx);
+    let cues = &*ctx.spec.memo_cues;
     let mut out = Vec::new();
     for (block, scan) in doc.blocks.iter().zip(scans) {
         if matches!(block.kind, BlockKind::Code | BlockKind::TableRow) {
             continue;
         }
-        read_block(ctx, vocab, &cues, block, scan, &mut out);
+        read_block(ctx, vocab, cues, block, scan, &mut out);
     }
     for (ti, table) in doc.tables.iter().enumerate() {
         if !kpi_tables.contains(&ti) {
-            read_table(ctx, vocab, &cues, table, &mut out);
+            read_table(ctx, vocab, cues, table, &mut out);
         }
     }
     out
@@ -2107,13 +2108,6 @@ fn read_sentence(
                 })
             {
                 certain = false;
-            }
-            if std::env::var("VOUCH_DEBUG").is_ok() {
-                eprintln!(
-                    "EMIT {} certain={certain} years={years:?} own={own_years} cys={:?} ",
-                    n.printed.raw,
-                    cys.iter().map(|y| y.year).collect::<Vec<_>>()
-                );
             }
             let against: Vec<Subject> = if comparison_sentence {
                 dedup(known_subjects.iter().copied().filter(|o| *o != subject))

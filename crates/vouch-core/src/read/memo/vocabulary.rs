@@ -10,7 +10,7 @@
 
 use crate::source::Statements;
 use crate::spec::Spec;
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 /// A thing the memo can put a number on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -58,26 +58,39 @@ pub struct Word {
 }
 
 pub fn words(text: &str) -> Vec<Word> {
-    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() / 6);
+    let mut push = |s: usize, e: usize| {
+        let w = &text[s..e];
+        out.push(Word {
+            lower: if w.is_ascii() {
+                w.to_ascii_lowercase()
+            } else {
+                w.to_lowercase()
+            },
+            start: s,
+            end: e,
+        });
+    };
     let mut start = None;
-    for (i, c) in text
-        .char_indices()
-        .chain(std::iter::once((text.len(), ' ')))
-    {
-        if c.is_alphanumeric() {
+    let mut i = 0;
+    while i < bytes.len() {
+        // An ASCII byte is alphanumeric as a char exactly when it is an ASCII letter or digit.
+        let (alnum, len) = if bytes[i].is_ascii() {
+            (bytes[i].is_ascii_alphanumeric(), 1)
+        } else {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            (c.is_alphanumeric(), c.len_utf8())
+        };
+        if alnum {
             start.get_or_insert(i);
         } else if let Some(s) = start.take() {
-            let w = &text[s..i];
-            out.push(Word {
-                lower: if w.is_ascii() {
-                    w.to_ascii_lowercase()
-                } else {
-                    w.to_lowercase()
-                },
-                start: s,
-                end: i,
-            });
+            push(s, i);
         }
+        i += len;
+    }
+    if let Some(s) = start {
+        push(s, text.len());
     }
     out
 }
@@ -90,6 +103,7 @@ pub struct Mention {
     pub end: usize,
 }
 
+#[derive(Debug)]
 pub struct Vocabulary {
     /// First word → names starting with it: (words, entity), longest first.
     by_first: HashMap<String, Vec<(Vec<String>, Entity)>>,
@@ -219,30 +233,116 @@ impl Vocabulary {
 /// Whether `words` contain the phrase `term` (matched as a word sequence; case-sensitive terms
 /// compare the words as written in `text`).
 pub fn contains_term(text: &str, words: &[Word], term: &str, case_sensitive: bool) -> bool {
-    let tw: Vec<&str> = term
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    if tw.is_empty() {
+    let parts = || {
+        term.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+    };
+    let Some(first) = parts().next() else {
+        return false;
+    };
+    let n = parts().count();
+    if words.len() < n {
         return false;
     }
-    if case_sensitive {
-        words.windows(tw.len()).any(|win| {
-            win.iter()
-                .zip(&tw)
-                .all(|(w, t)| &text[w.start..w.end] == *t)
-        })
+    // `w.lower` is the word lowercased; an ASCII term matches it ignoring ASCII case exactly
+    // when it equals the term lowercased.
+    let same = |w: &Word, t: &str| {
+        if case_sensitive {
+            &text[w.start..w.end] == t
+        } else if t.is_ascii() {
+            w.lower.eq_ignore_ascii_case(t)
+        } else {
+            w.lower == t.to_lowercase()
+        }
+    };
+    // The first word is compared by its bytes, length first, at every position.
+    let first_key: std::borrow::Cow<str> = if case_sensitive {
+        first.into()
+    } else if first.bytes().any(|c| c.is_ascii_uppercase()) || !first.is_ascii() {
+        first.to_lowercase().into()
     } else {
-        let lower: Vec<String> = tw.iter().map(|t| t.to_lowercase()).collect();
-        words
-            .windows(tw.len())
-            .any(|win| win.iter().zip(&lower).all(|(w, t)| w.lower == *t))
-    }
+        first.into()
+    };
+    (0..=words.len() - n).any(|i| {
+        let w = &words[i];
+        let head = if case_sensitive {
+            &text[w.start..w.end]
+        } else {
+            w.lower.as_str()
+        };
+        head == first_key
+            && parts()
+                .zip(&words[i..i + n])
+                .skip(1)
+                .all(|(t, w)| same(w, t))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The char-at-a-time reading `words` replaced, as the oracle of its byte loop.
+    fn words_by_chars(text: &str) -> Vec<(String, usize, usize)> {
+        let mut out = Vec::new();
+        let mut start = None;
+        for (i, c) in text
+            .char_indices()
+            .chain(std::iter::once((text.len(), ' ')))
+        {
+            if c.is_alphanumeric() {
+                start.get_or_insert(i);
+            } else if let Some(s) = start.take() {
+                out.push((text[s..i].to_lowercase(), s, i));
+            }
+        }
+        out
+    }
+
+    /// The allocating matcher `contains_term` replaced, as its oracle.
+    fn contains_term_by_vectors(text: &str, words: &[Word], term: &str, cs: bool) -> bool {
+        let tw: Vec<&str> = term
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        if tw.is_empty() {
+            return false;
+        }
+        if cs {
+            words.windows(tw.len()).any(|win| {
+                win.iter()
+                    .zip(&tw)
+                    .all(|(w, t)| &text[w.start..w.end] == *t)
+            })
+        } else {
+            let lower: Vec<String> = tw.iter().map(|t| t.to_lowercase()).collect();
+            words
+                .windows(tw.len())
+                .any(|win| win.iter().zip(&lower).all(|(w, t)| w.lower == *t))
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn words_read_as_the_char_reading_does(text in "(?s)[a-zA-Z0-9 .,%$()'\u{2019}\u{e9}\u{c9}\u{212a}\u{130}\u{661}\u{2014}\n-]{0,60}") {
+            let got: Vec<(String, usize, usize)> =
+                words(&text).into_iter().map(|w| (w.lower, w.start, w.end)).collect();
+            proptest::prop_assert_eq!(got, words_by_chars(&text));
+        }
+
+        #[test]
+        fn terms_match_as_the_allocating_matcher_did(
+            text in "[a-cA-C \u{e9}\u{c9}\u{212a}k]{0,30}",
+            term in "[a-cA-C \u{e9}\u{c9}\u{212a}k-]{0,8}",
+            cs in proptest::bool::ANY,
+        ) {
+            let ws = words(&text);
+            proptest::prop_assert_eq!(
+                contains_term(&text, &ws, &term, cs),
+                contains_term_by_vectors(&text, &ws, &term, cs)
+            );
+        }
+    }
 
     fn names(text: &str) -> Vec<String> {
         let spec = Spec::default_spec();
