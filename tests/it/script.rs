@@ -103,15 +103,21 @@ fn checking_the_northstar_script_is_fast() {
 }
 
 mod shared_parses {
-    //! The audit reads scripts through a [`ParseCache`] of top-level chunks: its reading must be
-    //! `read`'s exactly, cold and warm, on every script the fixtures hold and on edits of them
-    //! that keep most chunks (what repeated runs look like), and on the places a cut could go
-    //! wrong.
+    //! The audit reads scripts through a [`ParseCache`] of top-level chunks, and `read` parses
+    //! and walks them one chunk at a time: both readings must be the whole file's parse
+    //! (`read_whole`) exactly, cold and warm, on every script the fixtures hold and on edits of
+    //! them that keep most chunks (what repeated runs look like), and on the places a cut could
+    //! go wrong.
     use super::*;
-    use vouch::read::python::{read, read_shared, ParseCache};
+    use vouch::read::python::{read, read_shared, read_whole, ParseCache};
 
     fn same(text: &str, cache: &ParseCache, what: &str) {
-        let whole = format!("{:?}", read(text, "3.12"));
+        let whole = format!("{:?}", read_whole(text, "3.12"));
+        assert_eq!(
+            format!("{:?}", read(text, "3.12")),
+            whole,
+            "{what} (streamed)"
+        );
         for pass in ["cold", "warm"] {
             let shared = format!("{:?}", read_shared(text, "3.12", cache));
             assert_eq!(shared, whole, "{what} ({pass} cache)");
@@ -287,7 +293,8 @@ mod shared_parses {
             let other: String = warm.iter().map(|&i| PIECES[i]).collect();
             let _ = read_shared(&other, "3.12", &cache);
             let text: String = picks.iter().map(|&i| PIECES[i]).collect();
-            let whole = format!("{:?}", read(&text, "3.12"));
+            let whole = format!("{:?}", read_whole(&text, "3.12"));
+            proptest::prop_assert_eq!(format!("{:?}", read(&text, "3.12")), whole.clone());
             proptest::prop_assert_eq!(format!("{:?}", read_shared(&text, "3.12", &cache)), whole.clone());
             proptest::prop_assert_eq!(format!("{:?}", read_shared(&text, "3.12", &cache)), whole);
         }

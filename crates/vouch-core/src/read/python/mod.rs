@@ -125,7 +125,9 @@ pub struct OsReference {
 /// between two interpolations as one literal.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Literal {
-    pub value: String,
+    /// Shared: an audit's kept chunk walks hand the same literals to every script holding the
+    /// chunk.
+    pub value: std::sync::Arc<str>,
     pub line: usize,
 }
 
@@ -149,26 +151,40 @@ pub enum Reading {
 }
 
 /// Parse `text` as Python `version` (`"3.12"`) and collect its facts.
+///
+/// A script is parsed and walked one top-level chunk at a time where the nesting bound allows
+/// (see [`ParseCache`] for why that is the whole file's reading), so only one chunk's syntax tree
+/// is alive at a time; [`read_whole`] parses the file in one piece.
 pub fn read(text: &str, version: &str) -> Reading {
-    read_with(text, version, None)
+    read_with(text, version, Parses::Streamed)
+}
+
+/// [`read`] from one parse of the whole file: the same reading, the oracle of the chunked ones.
+pub fn read_whole(text: &str, version: &str) -> Reading {
+    read_with(text, version, Parses::Whole)
 }
 
 /// [`read`], taking the parses of top-level statements from `cache` where another script had
 /// them byte for byte (an audit's runs of one prompt share most of their code), and leaving the
 /// new ones there. The reading is the same as [`read`]'s: see [`ParseCache`].
 pub fn read_shared(text: &str, version: &str, cache: &ParseCache) -> Reading {
-    read_with(text, version, Some(cache))
+    read_with(text, version, Parses::Shared(cache))
 }
 
-fn read_with(text: &str, version: &str, cache: Option<&ParseCache>) -> Reading {
+/// How [`read_with`] parses a script that the nesting bound allows to be cut.
+#[derive(Clone, Copy)]
+enum Parses<'c> {
+    Whole,
+    Streamed,
+    Shared(&'c ParseCache),
+}
+
+fn read_with(text: &str, version: &str, parses: Parses) -> Reading {
     let lines = LineIndex::new(text);
     // The byte-level bound proves most scripts far from every nesting limit; only the others pay
     // for the exact token-level check (a second full lex).
     let mut starts = Vec::new();
-    let scanned = match cache {
-        Some(_) => bound::bound_with_starts(text, &mut starts),
-        None => bound::bound(text),
-    };
+    let scanned = bound::bound_with_starts(text, &mut starts);
     let bound = scanned.filter(|b| {
         b.indent <= MAX_INDENT_DEPTH
             && b.brackets <= MAX_BRACKET_DEPTH
@@ -187,13 +203,14 @@ fn read_with(text: &str, version: &str, cache: Option<&ParseCache>) -> Reading {
         b.expression + b.indent
     });
     let red_zone = STACK_BASE_BYTES + levels * STACK_BYTES_PER_LEVEL;
-    let chunks = match (cache, bound) {
-        (Some(cache), Some(_)) => Some((cache, chunk_starts(text, &starts))),
-        _ => None,
-    };
+    let chunks = bound.map(|_| chunk_starts(text, &starts));
     let run = || {
         chunks
-            .and_then(|(cache, at)| read_chunked(text, target, &lines, cache, &at))
+            .and_then(|at| match parses {
+                Parses::Whole => None,
+                Parses::Streamed => read_streamed(text, target, &lines, &at),
+                Parses::Shared(cache) => read_chunked(text, target, &lines, cache, &at),
+            })
             .unwrap_or_else(|| read_bounded(text, target, &lines))
     };
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -259,15 +276,19 @@ fn parse_module(
             target,
             module,
             version_problems,
+            walks: std::sync::Mutex::default(),
         }),
         _ => Err(Vec::new()),
     }
 }
 
-/// The facts of a script from the parses of its consecutive parts (the whole file, or its
-/// chunks), each with the offset in `text` its ranges are relative to.
-fn walk_parsed(text: &str, lines: &LineIndex, parts: &[(TextSize, &Chunk)]) -> Script {
-    let version_problems = parts
+/// The parts' syntax newer than their target, in order, placed in `text`.
+fn version_problems(
+    text: &str,
+    lines: &LineIndex,
+    parts: &[(TextSize, &Chunk)],
+) -> Vec<SyntaxProblem> {
+    parts
         .iter()
         .flat_map(|(base, c)| {
             c.version_problems
@@ -277,7 +298,13 @@ fn walk_parsed(text: &str, lines: &LineIndex, parts: &[(TextSize, &Chunk)]) -> S
                     message: message.clone(),
                 })
         })
-        .collect();
+        .collect()
+}
+
+/// The facts of a script from the parses of its consecutive parts (the whole file, or its
+/// chunks), each with the offset in `text` its ranges are relative to.
+fn walk_parsed(text: &str, lines: &LineIndex, parts: &[(TextSize, &Chunk)]) -> Script {
+    let version_problems = version_problems(text, lines, parts);
     let bodies: Vec<(TextSize, &[Stmt])> = parts
         .iter()
         .map(|(base, c)| (*base, c.module.body.as_slice()))
@@ -298,18 +325,8 @@ fn walk_all(
     // was consulted (then every lookup saw the final bindings, and another binding walk would add
     // nothing). Otherwise the bindings walk on alone, up to four walks in all, and the facts are
     // collected again with the final ones.
-    let mut walk = Walk {
-        text,
-        lines,
-        base: TextSize::new(0),
-        b: Bindings::default(),
-        bind: true,
-        collect: true,
-        script: Script {
-            version_problems,
-            ..Script::default()
-        },
-    };
+    let mut walk = Walk::first(text, lines, Bindings::default());
+    walk.script.version_problems = version_problems;
     let visit = |walk: &mut Walk| {
         for (base, body) in bodies {
             walk.base = *base;
@@ -369,7 +386,8 @@ pub struct ParseCache {
 
 #[derive(Default)]
 struct Chunks {
-    map: std::collections::HashMap<Box<str>, std::sync::Arc<Chunk>>,
+    /// foldhash: a chunk's whole text is its key (SipHash was a tenth of a cached script read).
+    map: std::collections::HashMap<Box<str>, std::sync::Arc<Chunk>, foldhash::fast::RandomState>,
     text_bytes: usize,
 }
 
@@ -379,7 +397,23 @@ struct Chunk {
     target: PythonVersion,
     module: ruff_python_ast::ModModule,
     version_problems: Vec<(TextRange, String)>,
+    /// Walks of this chunk by the bindings they started from (see [`walk_chunks`]); filled only
+    /// for chunks of a [`ParseCache`].
+    walks: std::sync::Mutex<Vec<(String, std::sync::Arc<ChunkWalk>)>>,
 }
+
+/// One chunk's walk (binding and collecting) from given bindings: its facts with lines counted
+/// from the chunk's first line, the bindings after it, and what [`Bindings`] recorded.
+struct ChunkWalk {
+    facts: Script,
+    after: BoundNames,
+    asked: u8,
+    added: u8,
+    unsettled: bool,
+}
+
+/// Walks kept per chunk at most (one per distinct set of bindings it was reached with).
+const WALKS_PER_CHUNK: usize = 4;
 
 impl ParseCache {
     /// Chunk text held at most (bytes); the parsed statements take some 20 times as much.
@@ -486,7 +520,132 @@ fn read_chunked(
         parsed.push((TextSize::new(u32::try_from(start).ok()?), chunk));
     }
     let parts: Vec<(TextSize, &Chunk)> = parsed.iter().map(|(b, c)| (*b, c.as_ref())).collect();
-    Some(Reading::Valid(walk_parsed(text, lines, &parts)))
+    Some(Reading::Valid(
+        walk_chunks(text, lines, &parts).unwrap_or_else(|| walk_parsed(text, lines, &parts)),
+    ))
+}
+
+/// The facts of a script from its chunks' walks, each taken from the chunk's table when the
+/// chunk was walked from the same bindings before (in any script), else walked now and kept.
+/// None when the bindings do not settle on this one walk (then [`walk_parsed`] walks again).
+///
+/// Why this is [`walk_all`]'s reading: its first walk visits the chunks in order with one
+/// [`Bindings`]; what a chunk adds and collects depends only on the chunk's statements and the
+/// bindings' names when the walk enters it (lookups read names; `asked` and `unsettled` only
+/// record). A chunk's facts are the same walked from its own text with its own line index, lines
+/// shifted by the lines before the chunk (chunks are whole lines; a span's text is the range's
+/// first line). The walk is unsettled exactly when some binding was added after its set was
+/// consulted: within one chunk (its `unsettled`), or in an earlier chunk (its `added` against the
+/// sets consulted before it).
+fn walk_chunks(text: &str, lines: &LineIndex, parts: &[(TextSize, &Chunk)]) -> Option<Script> {
+    let mut b = Bindings::default();
+    let mut asked = 0u8;
+    let mut script = Script::default();
+    for (k, (base, chunk)) in parts.iter().enumerate() {
+        let start = base.to_usize();
+        let end = parts.get(k + 1).map_or(text.len(), |(n, _)| n.to_usize());
+        let key = b.key();
+        let kept = chunk.walks.lock().ok().and_then(|w| {
+            w.iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, walk)| walk.clone())
+        });
+        let walk = match kept {
+            Some(walk) => walk,
+            None => {
+                let chunk_text = text.get(start..end)?;
+                let local = LineIndex::new(chunk_text);
+                let mut w = Walk::first(chunk_text, &local, Bindings::entering(&b.names()));
+                w.visit_body(&chunk.module.body);
+                let walk = std::sync::Arc::new(ChunkWalk {
+                    asked: w.b.asked.get(),
+                    added: w.b.added,
+                    unsettled: w.b.unsettled,
+                    facts: w.script,
+                    after: w.b.names(),
+                });
+                if let Ok(mut walks) = chunk.walks.lock() {
+                    if walks.len() < WALKS_PER_CHUNK {
+                        walks.push((key, walk.clone()));
+                    }
+                }
+                walk
+            }
+        };
+        if walk.unsettled || walk.added & asked != 0 {
+            return None;
+        }
+        asked |= walk.asked;
+        b = Bindings::entering(&walk.after);
+        script.append_shifted(&walk.facts, lines.line(*base) - 1);
+    }
+    script.version_problems = version_problems(text, lines, parts);
+    Some(script)
+}
+
+impl Script {
+    /// Append `other`'s facts with every line moved down by `by`.
+    fn append_shifted(&mut self, other: &Script, by: usize) {
+        let at = |s: &Span| Span {
+            line: s.line + by,
+            text: s.text.clone(),
+        };
+        self.imports.extend(other.imports.iter().map(|i| Import {
+            at: at(&i.at),
+            ..i.clone()
+        }));
+        self.dynamic_imports
+            .extend(other.dynamic_imports.iter().map(at));
+        self.os_references
+            .extend(other.os_references.iter().map(|r| OsReference {
+                attr: r.attr.clone(),
+                via: r.via,
+                at: at(&r.at),
+            }));
+        self.literals.extend(other.literals.iter().map(|l| Literal {
+            value: l.value.clone(),
+            line: l.line + by,
+        }));
+    }
+}
+
+/// The reading from chunk parses walked one at a time and dropped, or None when a chunk does
+/// not parse cleanly or the one walk does not settle the bindings (the caller then parses the
+/// whole script). Same reading as the whole parse's, for the reasons [`ParseCache`] gives; the
+/// point is memory: one chunk's syntax tree is alive at a time rather than the whole script's
+/// (some twenty times its size), and on this class of machine every fresh page a process
+/// touches costs several microseconds.
+fn read_streamed(
+    text: &str,
+    target: PythonVersion,
+    lines: &LineIndex,
+    starts: &[usize],
+) -> Option<Reading> {
+    if starts.len() < 2 {
+        return None;
+    }
+    let mut walk = Walk::first(text, lines, Bindings::default());
+    let mut version_problems = Vec::new();
+    for (k, &start) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(text.len());
+        let chunk = parse_chunk(text.get(start..end)?, target)?;
+        let base = TextSize::new(u32::try_from(start).ok()?);
+        version_problems.extend(chunk.version_problems.iter().map(|(range, message)| {
+            SyntaxProblem {
+                at: lines.span(text, *range + base),
+                message: message.clone(),
+            }
+        }));
+        walk.base = base;
+        walk.visit_body(&chunk.module.body);
+    }
+    // As in `walk_all`: the first walk's facts stand only when no binding came after its set
+    // was consulted; otherwise the whole script is parsed and walked again.
+    if walk.b.unsettled {
+        return None;
+    }
+    walk.script.version_problems = version_problems;
+    Some(Reading::Valid(walk.script))
 }
 
 /// A chunk's parse when it is clean (no syntax error, no panic).
@@ -585,9 +744,9 @@ impl LineIndex {
     fn new(text: &str) -> LineIndex {
         let bytes = text.as_bytes();
         if !bytes.contains(&b'\r') {
-            // Lines end at `\n` only: let the standard library's memchr find them.
+            // Lines end at `\n` only: let memchr find them.
             let starts = std::iter::once(0)
-                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1))
                 .collect();
             return LineIndex { starts };
         }
@@ -641,6 +800,15 @@ impl LineIndex {
 // ---------------------------------------------------------------------------------------------
 // Bindings: which names are bound to `os`, to `importlib`, or to `import_module`.
 
+/// The names of [`Bindings`] alone (what a kept chunk walk leaves bound).
+#[derive(Clone, Default)]
+struct BoundNames {
+    os: HashSet<String>,
+    importlib: HashSet<String>,
+    import_module: HashSet<String>,
+    os_star: bool,
+}
+
 #[derive(Default)]
 struct Bindings {
     os: HashSet<String>,
@@ -652,6 +820,8 @@ struct Bindings {
     asked: Cell<u8>,
     /// A binding was added after its set was consulted on this walk.
     unsettled: bool,
+    /// Which sets got a new name on this walk (bits as `asked`).
+    added: u8,
 }
 
 const OS: u8 = 1;
@@ -675,13 +845,60 @@ impl Bindings {
     /// Whether `name` is bound in set `which` ([`OS`], [`IMPORTLIB`] or [`IMPORT_MODULE`]).
     fn has(&self, which: u8, name: &str) -> bool {
         self.asked.set(self.asked.get() | which);
-        self.set(which).contains(name)
+        let set = self.set(which);
+        // Nearly every script binds `os` once or not at all: a few names are compared, not
+        // hashed (this runs at every attribute and call of the script).
+        if set.len() <= 4 {
+            set.iter().any(|s| s == name)
+        } else {
+            set.contains(name)
+        }
+    }
+
+    /// Its names, without the record of the walk.
+    fn names(&self) -> BoundNames {
+        BoundNames {
+            os: self.os.clone(),
+            importlib: self.importlib.clone(),
+            import_module: self.import_module.clone(),
+            os_star: self.os_star,
+        }
+    }
+
+    /// Bindings of `names`, with nothing consulted or added yet: the state a walk enters a
+    /// chunk in.
+    fn entering(names: &BoundNames) -> Bindings {
+        let n = names.clone();
+        Bindings {
+            os: n.os,
+            importlib: n.importlib,
+            import_module: n.import_module,
+            os_star: n.os_star,
+            ..Bindings::default()
+        }
+    }
+
+    /// The names, as a key: what a chunk's walk depends on besides the chunk.
+    fn key(&self) -> String {
+        let mut key = String::new();
+        for set in [&self.os, &self.importlib, &self.import_module] {
+            let mut names: Vec<&String> = set.iter().collect();
+            names.sort();
+            for n in names {
+                key.push_str(n);
+                key.push(',');
+            }
+            key.push(';');
+        }
+        key.push(if self.os_star { '*' } else { '-' });
+        key
     }
 
     fn add(&mut self, which: u8, name: &str) {
         if self.set(which).contains(name) {
             return;
         }
+        self.added |= which;
         self.unsettled |= self.asked.get() & which != 0;
         let set = match which {
             OS => &mut self.os,
@@ -697,6 +914,9 @@ impl Bindings {
     }
 
     fn add_os_star(&mut self) {
+        if !self.os_star {
+            self.added |= OS_STAR;
+        }
         self.unsettled |= !self.os_star && self.asked.get() & OS_STAR != 0;
         self.os_star = true;
     }
@@ -853,7 +1073,20 @@ impl<'a> Visitor<'a> for Walk<'_> {
     }
 }
 
-impl Walk<'_> {
+impl<'t> Walk<'t> {
+    /// A first walk of `text` (binding and collecting) from bindings `b`.
+    fn first(text: &'t str, lines: &'t LineIndex, b: Bindings) -> Walk<'t> {
+        Walk {
+            text,
+            lines,
+            base: TextSize::new(0),
+            b,
+            bind: true,
+            collect: true,
+            script: Script::default(),
+        }
+    }
+
     fn span(&self, range: TextRange) -> Span {
         self.lines.span(self.text, range + self.base)
     }
@@ -867,7 +1100,7 @@ impl Walk<'_> {
         });
     }
 
-    fn literal(&mut self, value: String, offset: TextSize) {
+    fn literal(&mut self, value: std::sync::Arc<str>, offset: TextSize) {
         let line = self.lines.line(offset + self.base);
         self.script.literals.push(Literal { value, line });
     }
@@ -987,7 +1220,13 @@ impl Walk<'_> {
                     }
                 }
             }
-            Expr::StringLiteral(s) => self.literal(join_string(s), s.range().start()),
+            Expr::StringLiteral(s) => {
+                let value: std::sync::Arc<str> = match s.value.iter().as_slice() {
+                    [one] => one.value.as_ref().into(),
+                    _ => join_string(s).into(),
+                };
+                self.literal(value, s.range().start())
+            }
             Expr::BytesLiteral(b) => {
                 let bytes: Vec<u8> = b
                     .value
@@ -995,7 +1234,7 @@ impl Walk<'_> {
                     .flat_map(|p| p.value.iter().copied())
                     .collect();
                 self.literal(
-                    String::from_utf8_lossy(&bytes).into_owned(),
+                    String::from_utf8_lossy(&bytes).as_ref().into(),
                     b.range().start(),
                 );
             }
@@ -1016,7 +1255,10 @@ impl Walk<'_> {
                                     }
                                     InterpolatedStringElement::Interpolation(_) => {
                                         if !run.is_empty() {
-                                            self.literal(std::mem::take(&mut run), run_start);
+                                            self.literal(
+                                                std::mem::take(&mut run).into(),
+                                                run_start,
+                                            );
                                         }
                                     }
                                 }
@@ -1025,7 +1267,7 @@ impl Walk<'_> {
                     }
                 }
                 if !run.is_empty() {
-                    self.literal(run, run_start);
+                    self.literal(run.into(), run_start);
                 }
             }
             _ => {}
