@@ -509,24 +509,26 @@ fn read_chunked(
     for (k, &start) in starts.iter().enumerate() {
         let end = starts.get(k + 1).copied().unwrap_or(text.len());
         let chunk_text = text.get(start..end)?;
-        let chunk = match cache.get(chunk_text, target) {
-            Some(c) => c,
+        let (chunk, seen) = match cache.get(chunk_text, target) {
+            Some(c) => (c, true),
             None => {
                 let c = std::sync::Arc::new(parse_chunk(chunk_text, target)?);
                 cache.put(chunk_text, c.clone());
-                c
+                (c, false)
             }
         };
-        parsed.push((TextSize::new(u32::try_from(start).ok()?), chunk));
+        parsed.push((TextSize::new(u32::try_from(start).ok()?), chunk, seen));
     }
-    let parts: Vec<(TextSize, &Chunk)> = parsed.iter().map(|(b, c)| (*b, c.as_ref())).collect();
+    let parts: Vec<(TextSize, &Chunk)> = parsed.iter().map(|(b, c, _)| (*b, c.as_ref())).collect();
+    let seen: Vec<bool> = parsed.iter().map(|(_, _, seen)| *seen).collect();
     Some(Reading::Valid(
-        walk_chunks(text, lines, &parts).unwrap_or_else(|| walk_parsed(text, lines, &parts)),
+        walk_chunks(text, lines, &parts, &seen).unwrap_or_else(|| walk_parsed(text, lines, &parts)),
     ))
 }
 
-/// The facts of a script from its chunks' walks, each taken from the chunk's table when the
-/// chunk was walked from the same bindings before (in any script), else walked now and kept.
+/// The facts of a script from one walk over its chunks in order, where a chunk met before (in
+/// any script: `seen`) contributes its kept walk from the same bindings, walked from its own text
+/// and kept the first time; a chunk parsed just now is walked in place (most are never met again).
 /// None when the bindings do not settle on this one walk (then [`walk_parsed`] walks again).
 ///
 /// Why this is [`walk_all`]'s reading: its first walk visits the chunks in order with one
@@ -535,52 +537,63 @@ fn read_chunked(
 /// record). A chunk's facts are the same walked from its own text with its own line index, lines
 /// shifted by the lines before the chunk (chunks are whole lines; a span's text is the range's
 /// first line). The walk is unsettled exactly when some binding was added after its set was
-/// consulted: within one chunk (its `unsettled`), or in an earlier chunk (its `added` against the
-/// sets consulted before it).
-fn walk_chunks(text: &str, lines: &LineIndex, parts: &[(TextSize, &Chunk)]) -> Option<Script> {
-    let mut b = Bindings::default();
-    let mut asked = 0u8;
-    let mut script = Script::default();
+/// consulted: within the kept chunk (its `unsettled`), or before it (its `added` against the sets
+/// consulted so far).
+fn walk_chunks(
+    text: &str,
+    lines: &LineIndex,
+    parts: &[(TextSize, &Chunk)],
+    seen: &[bool],
+) -> Option<Script> {
+    let mut walk = Walk::first(text, lines, Bindings::default());
     for (k, (base, chunk)) in parts.iter().enumerate() {
+        if !seen.get(k).copied().unwrap_or(false) {
+            walk.base = *base;
+            walk.visit_body(&chunk.module.body);
+            continue;
+        }
         let start = base.to_usize();
         let end = parts.get(k + 1).map_or(text.len(), |(n, _)| n.to_usize());
-        let key = b.key();
+        let key = walk.b.key();
         let kept = chunk.walks.lock().ok().and_then(|w| {
             w.iter()
                 .find(|(k, _)| *k == key)
                 .map(|(_, walk)| walk.clone())
         });
-        let walk = match kept {
-            Some(walk) => walk,
+        let kept = match kept {
+            Some(kept) => kept,
             None => {
                 let chunk_text = text.get(start..end)?;
                 let local = LineIndex::new(chunk_text);
-                let mut w = Walk::first(chunk_text, &local, Bindings::entering(&b.names()));
+                let mut w = Walk::first(chunk_text, &local, Bindings::entering(&walk.b.names()));
                 w.visit_body(&chunk.module.body);
-                let walk = std::sync::Arc::new(ChunkWalk {
+                let kept = std::sync::Arc::new(ChunkWalk {
                     asked: w.b.asked.get(),
                     added: w.b.added,
                     unsettled: w.b.unsettled,
-                    facts: w.script,
                     after: w.b.names(),
+                    facts: w.script,
                 });
                 if let Ok(mut walks) = chunk.walks.lock() {
                     if walks.len() < WALKS_PER_CHUNK {
-                        walks.push((key, walk.clone()));
+                        walks.push((key, kept.clone()));
                     }
                 }
-                walk
+                kept
             }
         };
-        if walk.unsettled || walk.added & asked != 0 {
-            return None;
-        }
-        asked |= walk.asked;
-        b = Bindings::entering(&walk.after);
-        script.append_shifted(&walk.facts, lines.line(*base) - 1);
+        let asked = walk.b.asked.get();
+        walk.b.unsettled |= kept.unsettled || kept.added & asked != 0;
+        walk.b.asked.set(asked | kept.asked);
+        walk.b.set_names(&kept.after);
+        walk.script
+            .append_shifted(&kept.facts, lines.line(*base) - 1);
     }
-    script.version_problems = version_problems(text, lines, parts);
-    Some(script)
+    if walk.b.unsettled {
+        return None;
+    }
+    walk.script.version_problems = version_problems(text, lines, parts);
+    Some(walk.script)
 }
 
 impl Script {
@@ -863,6 +876,15 @@ impl Bindings {
             import_module: self.import_module.clone(),
             os_star: self.os_star,
         }
+    }
+
+    /// Take the names of `names`, keeping the record of the walk.
+    fn set_names(&mut self, names: &BoundNames) {
+        let n = names.clone();
+        self.os = n.os;
+        self.importlib = n.importlib;
+        self.import_module = n.import_module;
+        self.os_star = n.os_star;
     }
 
     /// Bindings of `names`, with nothing consulted or added yet: the state a walk enters a
