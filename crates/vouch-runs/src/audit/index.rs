@@ -52,27 +52,51 @@ pub struct Stamp {
 
 impl Stamp {
     /// The path's stamp, `Ok(None)` when it does not exist, `Err` when it cannot be told.
-    #[cfg(unix)]
     fn of(path: &Path) -> Result<Option<Stamp>, ()> {
-        use std::os::unix::fs::MetadataExt;
-        match std::fs::symlink_metadata(path) {
-            Ok(m) => Ok(Some(Stamp {
-                dev: m.dev(),
-                ino: m.ino(),
-                mode: m.mode(),
-                nlink: m.nlink(),
-                size: m.size(),
-                mtime: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
-                ctime: i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
-            })),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        #[cfg(unix)]
+        return Stamp::at(rustix::fs::CWD, path);
+        #[cfg(not(unix))]
+        return Stamp::at(path);
+    }
+
+    /// The stamp of `rel` under the directory `dir` is open on (never through a link in its
+    /// last component): the same `statx` as [`Stamp::of`] on the joined path, which walks the
+    /// whole path again for every entry.
+    #[cfg(unix)]
+    fn at<Fd: rustix::fd::AsFd>(dir: Fd, rel: &Path) -> Result<Option<Stamp>, ()> {
+        use rustix::fs::{statx, AtFlags, StatxFlags};
+        let want = StatxFlags::TYPE
+            | StatxFlags::MODE
+            | StatxFlags::NLINK
+            | StatxFlags::INO
+            | StatxFlags::SIZE
+            | StatxFlags::MTIME
+            | StatxFlags::CTIME;
+        match statx(dir, rel, AtFlags::SYMLINK_NOFOLLOW, want) {
+            // A file system that does not report every field has nothing sound to compare.
+            Ok(x) if StatxFlags::from_bits_retain(x.stx_mask).contains(want) => {
+                let nanos = |t: rustix::fs::StatxTimestamp| {
+                    i128::from(t.tv_sec) * 1_000_000_000 + i128::from(t.tv_nsec)
+                };
+                Ok(Some(Stamp {
+                    dev: rustix::fs::makedev(x.stx_dev_major, x.stx_dev_minor),
+                    ino: x.stx_ino,
+                    mode: u32::from(x.stx_mode),
+                    nlink: u64::from(x.stx_nlink),
+                    size: x.stx_size,
+                    mtime: nanos(x.stx_mtime),
+                    ctime: nanos(x.stx_ctime),
+                }))
+            }
+            Ok(_) => Err(()),
+            Err(rustix::io::Errno::NOENT) => Ok(None),
             Err(_) => Err(()),
         }
     }
 
     /// Without inode numbers and ctimes there is nothing sound to compare: never indexed.
     #[cfg(not(unix))]
-    fn of(_: &Path) -> Result<Option<Stamp>, ()> {
+    fn at(_: &Path) -> Result<Option<Stamp>, ()> {
         Err(())
     }
 
@@ -107,10 +131,45 @@ impl Stamps {
     }
 
     /// Whether every recorded path stamps the same now.
+    #[cfg(test)]
     fn still(&self, base: &Path) -> bool {
-        self.files.iter().all(
-            |(rel, recorded)| matches!(Stamp::of(&join(base, rel)), Ok(now) if now == *recorded),
-        )
+        let base = Base::open(base);
+        self.files
+            .iter()
+            .all(|(rel, recorded)| base.stamp(rel) == Ok(*recorded))
+    }
+}
+
+/// Where a found thing's recorded paths are stamped from: its directory, opened once (`O_PATH`,
+/// never through a link), or, when it is not a directory that opens so, its path.
+struct Base<'a> {
+    path: &'a Path,
+    #[cfg(unix)]
+    dir: Option<rustix::fd::OwnedFd>,
+}
+
+impl<'a> Base<'a> {
+    fn open(path: &'a Path) -> Base<'a> {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{openat, Mode, OFlags, CWD};
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let dir = openat(CWD, path, flags, Mode::empty()).ok();
+            Base { path, dir }
+        }
+        #[cfg(not(unix))]
+        Base { path }
+    }
+
+    /// The stamp of `rel` (`.` is the path itself) as [`Stamp::of`] of the joined path gives
+    /// it: a directory opened without following a link is the directory the joined path goes
+    /// through.
+    fn stamp(&self, rel: &str) -> Result<Option<Stamp>, ()> {
+        #[cfg(unix)]
+        if let Some(dir) = &self.dir {
+            return Stamp::at(dir, Path::new(rel));
+        }
+        Stamp::of(&join(self.path, rel))
     }
 }
 
@@ -122,20 +181,32 @@ fn join(base: &Path, rel: &str) -> PathBuf {
     }
 }
 
-/// A file's bytes, read without asking its size first (`std::fs::read` does: one more system
-/// call per entry), at most 16 MiB. An entry fits one 64 KiB read; a short read is taken as the
+/// `f` of a file's bytes, read without asking its size first (`std::fs::read` does: one more
+/// system call per entry), at most 16 MiB. An entry fits one 64 KiB read into a buffer each
+/// thread keeps (zeroing a fresh one cost more than the read); a short read is taken as the
 /// end, which is safe: a cut entry does not decode, and is a miss.
-fn read_small(path: &Path) -> Option<Vec<u8>> {
+fn with_small<R>(path: &Path, f: impl FnOnce(&[u8]) -> Option<R>) -> Option<R> {
     use std::io::Read;
     const FIRST: usize = 64 << 10;
-    let mut file = std::fs::File::open(path).ok()?;
-    let mut out = vec![0u8; FIRST];
-    let n = file.read(&mut out).ok()?;
-    out.truncate(n);
-    if n == FIRST {
-        file.take(16 << 20).read_to_end(&mut out).ok()?;
+    thread_local! {
+        static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    Some(out)
+    let mut file = std::fs::File::open(path).ok()?;
+    BUF.with(|buf| {
+        let Ok(mut buf) = buf.try_borrow_mut() else {
+            let mut all = Vec::new();
+            file.take(16 << 20).read_to_end(&mut all).ok()?;
+            return f(&all);
+        };
+        buf.resize(FIRST, 0);
+        let n = file.read(&mut buf).ok()?;
+        if n < FIRST {
+            return f(&buf[..n]);
+        }
+        let mut all = buf.clone();
+        file.take(16 << 20).read_to_end(&mut all).ok()?;
+        f(&all)
+    })
 }
 
 fn now_nanos() -> i128 {
@@ -191,7 +262,7 @@ struct Entry {
 }
 
 /// The first bytes of every entry; another version of the format is a miss.
-const MAGIC: &[u8; 8] = b"vouchix1";
+const MAGIC: &[u8; 8] = b"vouchix2";
 
 /// An entry as bytes: [`MAGIC`], the stamps, the results (little-endian integers, strings as a
 /// u32 length and UTF-8 bytes, options as a 0/1 byte before the value).
@@ -241,74 +312,40 @@ fn encode(e: &Entry) -> Vec<u8> {
 }
 
 /// The entry `bytes` hold, or None for anything else (truncated, foreign, corrupt).
+#[cfg(test)]
 fn decode(bytes: &[u8]) -> Option<Entry> {
     let mut r = Reader(bytes.strip_prefix(MAGIC.as_slice())?);
     let taken = r.i128()?;
     let n = r.len()?;
     let mut files = Vec::with_capacity(n);
     for _ in 0..n {
-        let rel = r.str()?;
-        let stamp = match r.byte()? {
-            0 => None,
-            1 => Some(Stamp {
-                dev: r.u64()?,
-                ino: r.u64()?,
-                mode: r.u32()?,
-                nlink: r.u64()?,
-                size: r.u64()?,
-                mtime: r.i128()?,
-                ctime: r.i128()?,
-            }),
-            _ => return None,
-        };
-        files.push((rel, stamp));
+        let (rel, stamp) = r.file()?;
+        files.push((rel.to_string(), stamp));
     }
-    let n = r.len()?;
-    let mut results = Vec::with_capacity(n);
-    for _ in 0..n {
-        let run_id = r.str()?;
-        let path = r.str()?;
-        let label = r.opt(Reader::str)?;
-        let trial = r.opt(Reader::u32)?;
-        let model = r.opt(Reader::str)?;
-        let source_file = r.opt(Reader::str)?;
-        let source_sha256 = r.opt(Reader::str)?;
-        let verdict = byte_verdict(r.byte()?)?;
-        let error = r.opt(Reader::str)?;
-        let m = r.len()?;
-        let mut checks = Vec::with_capacity(m);
-        for _ in 0..m {
-            checks.push(CheckOutcome {
-                check: r.str()?,
-                status: r.str()?,
-                findings: r.u32()?,
-                message: r.opt(Reader::str)?,
-            });
-        }
-        let first_pass = match r.opt(Reader::byte)? {
-            None => None,
-            Some(b) => Some(byte_verdict(b)?),
-        };
-        let repair_rounds = r.opt(Reader::u32)?;
-        results.push(RunResult {
-            run_id,
-            path,
-            label,
-            trial,
-            model,
-            source_file,
-            source_sha256,
-            verdict,
-            error,
-            checks,
-            first_pass,
-            repair_rounds,
-        });
-    }
+    let results = r.results()?;
     r.0.is_empty().then_some(Entry {
         stamps: Stamps { taken, files },
         results,
     })
+}
+
+/// The results of the entry `bytes` hold when every path it records stamps the same now under
+/// `base`; None for a changed stamp and for anything that does not decode. The stamps are
+/// compared as they are read, so a changed run costs no more of the entry than its first
+/// changed path, and a whole entry decodes to exactly its length or not at all.
+fn decode_if_still(bytes: &[u8], base: &Path) -> Option<Vec<RunResult>> {
+    let mut r = Reader(bytes.strip_prefix(MAGIC.as_slice())?);
+    let _taken = r.i128()?;
+    let n = r.len()?;
+    let base = Base::open(base);
+    for _ in 0..n {
+        let (rel, recorded) = r.file()?;
+        if base.stamp(rel) != Ok(recorded) {
+            return None;
+        }
+    }
+    let results = r.results()?;
+    r.0.is_empty().then_some(results)
 }
 
 fn verdict_byte(v: RunVerdict) -> u8 {
@@ -360,7 +397,7 @@ impl Writer {
 
 struct Reader<'a>(&'a [u8]);
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
         let (head, rest) = self.0.split_first_chunk::<N>()?;
         self.0 = rest;
@@ -383,11 +420,77 @@ impl Reader<'_> {
         let n = self.u32()? as usize;
         (n <= self.0.len()).then_some(n)
     }
-    fn str(&mut self) -> Option<String> {
+    fn str_ref(&mut self) -> Option<&'a str> {
         let n = self.len()?;
         let (s, rest) = self.0.split_at(n);
         self.0 = rest;
-        String::from_utf8(s.to_vec()).ok()
+        std::str::from_utf8(s).ok()
+    }
+    fn str(&mut self) -> Option<String> {
+        self.str_ref().map(str::to_string)
+    }
+    /// One recorded path and its stamp (or its absence).
+    fn file(&mut self) -> Option<(&'a str, Option<Stamp>)> {
+        let rel = self.str_ref()?;
+        let stamp = match self.byte()? {
+            0 => None,
+            1 => Some(Stamp {
+                dev: self.u64()?,
+                ino: self.u64()?,
+                mode: self.u32()?,
+                nlink: self.u64()?,
+                size: self.u64()?,
+                mtime: self.i128()?,
+                ctime: self.i128()?,
+            }),
+            _ => return None,
+        };
+        Some((rel, stamp))
+    }
+    fn results(&mut self) -> Option<Vec<RunResult>> {
+        let n = self.len()?;
+        let mut results = Vec::with_capacity(n);
+        for _ in 0..n {
+            let run_id = self.str()?;
+            let path = self.str()?;
+            let label = self.opt(Reader::str)?;
+            let trial = self.opt(Reader::u32)?;
+            let model = self.opt(Reader::str)?;
+            let source_file = self.opt(Reader::str)?;
+            let source_sha256 = self.opt(Reader::str)?;
+            let verdict = byte_verdict(self.byte()?)?;
+            let error = self.opt(Reader::str)?;
+            let m = self.len()?;
+            let mut checks = Vec::with_capacity(m);
+            for _ in 0..m {
+                checks.push(CheckOutcome {
+                    check: self.str()?,
+                    status: self.str()?,
+                    findings: self.u32()?,
+                    message: self.opt(Reader::str)?,
+                });
+            }
+            let first_pass = match self.opt(Reader::byte)? {
+                None => None,
+                Some(b) => Some(byte_verdict(b)?),
+            };
+            let repair_rounds = self.opt(Reader::u32)?;
+            results.push(RunResult {
+                run_id,
+                path,
+                label,
+                trial,
+                model,
+                source_file,
+                source_sha256,
+                verdict,
+                error,
+                checks,
+                first_pass,
+                repair_rounds,
+            });
+        }
+        Some(results)
     }
     fn opt<T>(&mut self, get: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
         match self.byte()? {
@@ -433,8 +536,9 @@ impl Index {
 
     /// The recorded results of `found` when nothing it reads has changed since.
     pub fn get(&self, found: &Found) -> Option<Vec<RunResult>> {
-        let entry = decode(&read_small(&self.path(&self.key(found)))?)?;
-        entry.stamps.still(found.path()).then_some(entry.results)
+        with_small(&self.path(&self.key(found)), |bytes| {
+            decode_if_still(bytes, found.path())
+        })
     }
 
     /// Records `results` for `found` under the stamps taken before it was read, unless a
@@ -529,7 +633,7 @@ mod tests {
         longer.push(0);
         assert_eq!(decode(&longer), None);
         let mut other = bytes.clone();
-        other[7] = b'2';
+        other[7] = b'9';
         assert_eq!(decode(&other), None);
         for at in (0..bytes.len()).step_by(7) {
             let mut flipped = bytes.clone();
@@ -598,5 +702,62 @@ mod tests {
         assert!(before.files.contains(&("source".to_string(), None)));
         std::fs::create_dir_all(run.join("source")).unwrap();
         assert!(!before.still(&run));
+    }
+
+    #[test]
+    fn stamps_through_the_directory_are_the_stamps_of_the_joined_paths() {
+        let tmp = tempfile::tempdir().unwrap();
+        let b = tmp.path().join("b");
+        std::fs::create_dir_all(b.join("sub")).unwrap();
+        std::fs::write(b.join("investment_analysis.md"), b"m").unwrap();
+        std::fs::write(b.join("sub/x"), b"x").unwrap();
+        std::os::unix::fs::symlink("investment_analysis.md", b.join("link")).unwrap();
+        std::os::unix::fs::symlink(&b, tmp.path().join("via")).unwrap();
+        std::fs::write(tmp.path().join("a.zip"), b"z").unwrap();
+        let rels = [
+            ".",
+            "investment_analysis.md",
+            "sub",
+            "sub/x",
+            "link",
+            "absent",
+            "sub/absent",
+        ];
+        // A directory, a link to one (not opened: its path is used) and a file.
+        for base in [b.clone(), tmp.path().join("via"), tmp.path().join("a.zip")] {
+            let through = Base::open(&base);
+            assert_eq!(through.dir.is_some(), base == b, "{}", base.display());
+            for rel in rels {
+                assert_eq!(
+                    through.stamp(rel),
+                    Stamp::of(&join(&base, rel)),
+                    "{} {rel}",
+                    base.display()
+                );
+            }
+        }
+        assert_eq!(Base::open(&b).stamp("absent"), Ok(None));
+        assert!(Base::open(&tmp.path().join("a.zip")).stamp("x").is_err());
+    }
+
+    #[test]
+    fn an_entry_answers_only_while_every_stamp_holds() {
+        let tmp = tempfile::tempdir().unwrap();
+        let b = tmp.path().join("b");
+        std::fs::create_dir_all(&b).unwrap();
+        std::fs::write(b.join("investment_analysis.md"), b"m").unwrap();
+        let found = Found::Bundle(b.clone());
+        let entry = Entry {
+            stamps: stamps(&found).unwrap(),
+            results: (0..3).map(result).collect(),
+        };
+        let bytes = encode(&entry);
+        assert_eq!(decode_if_still(&bytes, &b), Some(entry.results.clone()));
+        for n in 0..bytes.len() {
+            assert_eq!(decode_if_still(&bytes[..n], &b), None, "truncated to {n}");
+        }
+        tick();
+        std::fs::write(b.join("investment_analysis.md"), b"n").unwrap();
+        assert_eq!(decode_if_still(&bytes, &b), None);
     }
 }
