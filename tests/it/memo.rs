@@ -862,6 +862,12 @@ fn the_same_figures_written_wrong_are_still_contradicted() {
             "Revenue rose from 842.6 (FY2021) to 1,498.3 (FY2025), an 18.5% CAGR, though it grew 10.74% in FY2024.",
             "18.5%",
         ),
+        // A certain compound rate is judged on its own reading: 23.2% is FY2022's growth, a
+        // reading the move's years make plausible, but not the CAGR it says it is.
+        (
+            "Revenue rose from 842.6 (FY2021) to 1,498.3 (FY2025), a 23.2% CAGR, though it grew 10.74% in FY2024.",
+            "23.2%",
+        ),
     ] {
         let (r, _) = with_sentence(sentence);
         let f = findings_of(&r, "memo.contradicted_number");

@@ -532,7 +532,11 @@ pub fn check(
                     *own_years && found.iter().any(|f| f.id == CheckId::MemoNumberOutOfRange);
                 match o {
                     Outcome::Verified if found.is_empty() => Outcome::Verified,
-                    _ if !out_of_range && plausibly(ctx, truth, metrics, c, &mut cache) => {
+                    // A certain compound rate is judged on its own reading: the single years'
+                    // values and growth its sentence makes plausible are not what it says.
+                    _ if !(out_of_range || *certain && roles.compound)
+                        && plausibly(ctx, truth, metrics, c, &mut cache) =>
+                    {
                         Outcome::Verified
                     }
                     Outcome::Contradicted if !certain && !out_of_range => Outcome::Unverified(
@@ -612,6 +616,7 @@ fn plausibly(
             },
             span: p.span,
             aggregate: false,
+            compound: false,
         };
         let mut scratch = Vec::new();
         let o = judge_claim(

@@ -86,6 +86,9 @@ pub struct Roles {
     /// The number is the sum of the values over `span` (`cumulative FCF over FY2020 to FY2024`),
     /// and nothing else.
     pub aggregate: bool,
+    /// The number is a compound annual rate over `span` (`a 10.4% CAGR`): a single year's
+    /// value or growth its sentence makes plausible is not what it says.
+    pub compound: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1636,6 +1639,7 @@ fn read_sentence(
                             roles: Roles {
                                 only: Only::Change,
                                 span: Some((lo, hi)),
+                                compound: true,
                                 ..Default::default()
                             },
                             certain: certain_cagr,
