@@ -844,6 +844,9 @@ fn figures_agents_write_correctly_are_never_contradicted() {
         "Receivables growth: FY2023 13.22% vs revenue 17.65%; FY2024 23.96% vs revenue 10.74%.",
         // A CAGR over the two years of the move before it.
         "Revenue rose from 842.6 (FY2021) to 1,498.3 (FY2025), a 15.5% CAGR, though it grew 10.74% in FY2024.",
+        // A year in a parenthesis right after a figure is that figure's alone: 3.03x is
+        // FY2022's coverage, not FY2021's.
+        "Interest coverage went 2.02x (FY2021 low) -> 3.03x -> 9.04x.",
     ] {
         let (r, _) = with_sentence(sentence);
         assert!(
@@ -867,6 +870,12 @@ fn the_same_figures_written_wrong_are_still_contradicted() {
         (
             "Revenue rose from 842.6 (FY2021) to 1,498.3 (FY2025), a 23.2% CAGR, though it grew 10.74% in FY2024.",
             "23.2%",
+        ),
+        // A verb of movement carries the item on to the figure past the first (operating cash
+        // flow was 279.6 in FY2025).
+        (
+            "Operating cash flow went from 131.6 (FY2021) to 299.6 (FY2025).",
+            "299.6",
         ),
     ] {
         let (r, _) = with_sentence(sentence);

@@ -531,6 +531,33 @@ const VERBS: &[&str] = &[
     "contracted",
     "dropped",
     "improved",
+    // Other verbs of movement: none names an item (`OCF went from 131.6 (FY2021) to 279.6`).
+    "went",
+    "moved",
+    "climbed",
+    "jumped",
+    "surged",
+    "soared",
+    "slipped",
+    "slid",
+    "dipped",
+    "eased",
+    "edged",
+    "plunged",
+    "tumbled",
+    "shrank",
+    "shrunk",
+    "widened",
+    "narrowed",
+    "compressed",
+    "softened",
+    "recovered",
+    "rebounded",
+    "deteriorated",
+    "slowed",
+    "accelerated",
+    "decelerated",
+    "swung",
 ];
 const LINKS: &[&str] = &[
     "in", "of", "the", "for", "was", "were", "is", "are", "at", "to", "reached", "stood", "up",
@@ -1993,6 +2020,18 @@ fn read_sentence(
                         })
                     })
                     .filter(|y| !owned_after(y))
+                    // A year in a parenthesis opened right after another figure is that
+                    // figure's (`3.54x -> 2.63x (FY2023 low) -> 3.03x`: FY2023 is not 3.03x's);
+                    // one after `in` may be the clause's (`rose 6.9% to 211,915 in FY2023`).
+                    .filter(|y| {
+                        !cnums.iter().any(|m| {
+                            m.start != n.start
+                                && m.end <= y.start
+                                && text[m.end..y.start].trim_start().starts_with('(')
+                                && adjacent_year(text, &cys, &ranged, &cnums, m)
+                                    .is_some_and(|a| a.start == y.start)
+                        })
+                    })
                     .map(|y| y.year),
             );
             let mut span = None;
