@@ -847,6 +847,8 @@ fn figures_agents_write_correctly_are_never_contradicted() {
         // A year in a parenthesis right after a figure is that figure's alone: 3.03x is
         // FY2022's coverage, not FY2021's.
         "Interest coverage went 2.02x (FY2021 low) -> 3.03x -> 9.04x.",
+        // A parenthesis holding the figure alone, right after a name, is that name's.
+        "SBC (161.8) exceeded net income (121.8) in FY2025.",
     ] {
         let (r, _) = with_sentence(sentence);
         assert!(
@@ -877,6 +879,7 @@ fn the_same_figures_written_wrong_are_still_contradicted() {
             "Operating cash flow went from 131.6 (FY2021) to 299.6 (FY2025).",
             "299.6",
         ),
+        ("SBC (161.8) exceeded net income (158.3) in FY2025.", "158.3"),
     ] {
         let (r, _) = with_sentence(sentence);
         let f = findings_of(&r, "memo.contradicted_number");

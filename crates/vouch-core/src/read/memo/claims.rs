@@ -1549,7 +1549,12 @@ fn read_sentence(
                         .filter(|m| m.end <= g.0 && !aside(m))
                         .filter_map(|m| subject_of(&m.kind).ok()),
                 );
-                if !named_inside && names_before.len() >= 2 {
+                // `SBC (161.8) exceeded net income (121.8)`: a parenthesis holding the figure
+                // alone, right after a name, is that name's.
+                let alone_after_name = text[g.0 + 1..n.start].trim().is_empty()
+                    && text[n.end..g.1].trim() == ")"
+                    && before.is_some_and(|m| text[m.end..g.0].trim().is_empty());
+                if !named_inside && !alone_after_name && names_before.len() >= 2 {
                     emit(
                         n,
                         Target::Ambiguous(
