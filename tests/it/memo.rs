@@ -849,6 +849,9 @@ fn figures_agents_write_correctly_are_never_contradicted() {
         "Interest coverage went 2.02x (FY2021 low) -> 3.03x -> 9.04x.",
         // A parenthesis holding the figure alone, right after a name, is that name's.
         "SBC (161.8) exceeded net income (121.8) in FY2025.",
+        // A whole number before a plural noun of things counted is a count, not the value of
+        // the item among the words between.
+        "In FY2025 the script raised 11 flags, including 5 operating-margin moves of at least 2 pp.",
     ] {
         let (r, _) = with_sentence(sentence);
         assert!(
@@ -880,6 +883,8 @@ fn the_same_figures_written_wrong_are_still_contradicted() {
             "299.6",
         ),
         ("SBC (161.8) exceeded net income (158.3) in FY2025.", "158.3"),
+        // A count noun after a linking word does not make the figure before it a count.
+        ("Net income was 5 in FY2025 for the 3 years.", "5"),
     ] {
         let (r, _) = with_sentence(sentence);
         let f = findings_of(&r, "memo.contradicted_number");

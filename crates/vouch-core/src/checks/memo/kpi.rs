@@ -511,8 +511,11 @@ fn check_label(
         // plausible values apart).
         if matches!(entity, Entity::Metric(_)) && matches!(unit, Unit::Ratio | Unit::Multiple) {
             let width = p.unit();
-            let magnitude = std::cmp::max(p.value.abs(), (x * &factor).abs());
-            if width > &share * magnitude {
+            let exact = x * &factor;
+            let magnitude = std::cmp::max(p.value.abs(), exact.abs());
+            // A printed value that is the exact value (`-60.0%` for a fall from 60 to 24) hides
+            // nothing, however few its digits.
+            if width > &share * magnitude && p.value != exact {
                 out.push(
                     Finding::warn(
                         CheckId::MemoImprecise,

@@ -713,6 +713,7 @@ fn judge_cell(
     if matches!(metric.unit, Unit::Ratio | Unit::Multiple | Unit::Points)
         && c.printed.significant < spec.metrics_file.min_significant_digits
         && !num_traits::Zero::is_zero(&c.printed.value)
+        && !prints_exact_value(truth, shown_v, c, cs)
     {
         out.push(
             Finding::warn(
@@ -730,6 +731,14 @@ fn judge_cell(
             .at(loc),
         );
     }
+}
+
+/// The cell prints its variant's exact value (`-0.1` for inventory falling from 380 to 342): few
+/// digits then hide nothing, so the cell is not imprecise.
+fn prints_exact_value(truth: &MetricTruth, variant: usize, c: &NumCell, scale: Scale) -> bool {
+    truth.cells[variant][c.t]
+        .value()
+        .is_some_and(|x| c.printed.value == x * &scale.factor())
 }
 
 fn blank_cell(

@@ -977,6 +977,82 @@ fn equals_threshold(ctx: &Context, n: &NumberMention) -> bool {
     })
 }
 
+/// Plural nouns that a whole number before them counts: `58 flags`, `5 operating-margin moves`,
+/// `3 consecutive years`.
+const COUNT_NOUNS: &[&str] = &[
+    "flags",
+    "moves",
+    "movements",
+    "rows",
+    "years",
+    "items",
+    "metrics",
+    "ratios",
+    "instances",
+    "cases",
+    "times",
+    "occasions",
+    "quarters",
+    "periods",
+    "gaps",
+    "breaches",
+    "panels",
+    "sections",
+    "events",
+    "swings",
+    "changes",
+    "declines",
+    "increases",
+    "rises",
+    "falls",
+    "drops",
+    "checks",
+    "columns",
+    "observations",
+    "line-items",
+];
+
+/// Words that tie a number to what follows them rather than describe the things it counts.
+const COUNT_BREAKERS: &[&str] = &[
+    "in", "of", "for", "to", "from", "by", "over", "at", "on", "with", "and", "or", "vs", "versus",
+    "than", "the", "a", "an", "during", "across", "since", "after", "before", "per", "is", "was",
+    "were", "are", "into", "through", "within", "until", "as",
+];
+
+/// A bare whole number followed, after one to three describing words (hyphenated compounds are
+/// one word), by a plural noun of things counted: the number is a count, not a figure of the item
+/// those words may name (`5 operating-margin moves of at least 2 pp`).
+fn counts_things(n: &NumberMention, after: &str) -> bool {
+    if n.unit != Unit::Bare
+        || n.printed.decimals != 0
+        || n.printed.currency
+        || n.printed.percent
+        || n.printed.multiple
+        || n.parenthesised
+        || n.printed.value < crate::numbers::int(1)
+        || !after.starts_with(char::is_whitespace)
+    {
+        return false;
+    }
+    for (i, tok) in after.split_whitespace().take(4).enumerate() {
+        let core = tok.trim_end_matches([',', ';', ':', '.', ')']);
+        let lower = core.to_ascii_lowercase();
+        if COUNT_NOUNS.contains(&lower.as_str()) {
+            // Right after the number (`58 flags`) the noun is read as what the number is next
+            // to, as before; the rule is for the words between that may name an item.
+            return i > 0;
+        }
+        let describing = core.len() == tok.len()
+            && !core.is_empty()
+            && core.chars().all(|c| c.is_alphabetic() || c == '-')
+            && !COUNT_BREAKERS.contains(&lower.as_str());
+        if !describing || i == 3 {
+            return false;
+        }
+    }
+    false
+}
+
 /// `(1)`-style enumeration markers in prose.
 fn is_marker(n: &NumberMention) -> bool {
     n.parenthesised
@@ -1370,6 +1446,14 @@ fn read_sentence(
                 emit(
                     n,
                     Target::Unverified("a part or count of another figure (`3 of 4`)".into()),
+                    &plausible,
+                );
+                continue;
+            }
+            if counts_things(&n, &text[n.end..cl.end]) {
+                emit(
+                    n,
+                    Target::Unverified("a count of things (`5 operating-margin moves`)".into()),
                     &plausible,
                 );
                 continue;
