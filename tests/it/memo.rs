@@ -852,6 +852,12 @@ fn figures_agents_write_correctly_are_never_contradicted() {
         // A whole number before a plural noun of things counted is a count, not the value of
         // the item among the words between.
         "In FY2025 the script raised 11 flags, including 5 operating-margin moves of at least 2 pp.",
+        // An identifier with a word that is no name nor descriptor is a quantity of its own:
+        // `equity` inside it is not total equity (1,101.5 in FY2025).
+        "Equity rose 89.3 in FY2025 (`equity_rollforward_gap` -12.4 in FY2025).",
+        // Three or more figures joined by commas list years; the one year written is the text's
+        // between them, not theirs (coverage 2.02x, 3.03x, 4.24x in FY2021-FY2023).
+        "Interest coverage: 2.02x, 3.03x, 4.24x, then 5.84x in FY2024.",
     ] {
         let (r, _) = with_sentence(sentence);
         assert!(
@@ -885,6 +891,14 @@ fn the_same_figures_written_wrong_are_still_contradicted() {
         ("SBC (161.8) exceeded net income (158.3) in FY2025.", "158.3"),
         // A count noun after a linking word does not make the figure before it a count.
         ("Net income was 5 in FY2025 for the 3 years.", "5"),
+        // An identifier that is a name with its descriptors is still that name.
+        ("ROE (`roe_avg_equity_pct`) was 19.9% in FY2025.", "19.9%"),
+        // A figure of a listed series that matches no year is contradicted when the list names
+        // as many years as it has figures.
+        (
+            "Interest coverage in FY2021, FY2022 and FY2023: 2.02x, 3.93x, 4.24x.",
+            "3.93x",
+        ),
     ] {
         let (r, _) = with_sentence(sentence);
         let f = findings_of(&r, "memo.contradicted_number");

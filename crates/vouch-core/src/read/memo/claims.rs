@@ -328,6 +328,36 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
             end: m.end,
         })
         .collect();
+    // `equity_rollforward_gap`: an identifier with a word that is neither part of a name in it
+    // nor a descriptor names a quantity of its own; the names inside it are not mentions
+    // (`total_equity`, `roe_avg_equity_pct` and `free_cash_flow_usd_m` stay their names).
+    if let (Some(first), Some(last)) = (ws.first(), ws.last()) {
+        let descriptors = &ctx.spec.metrics_file.header_descriptors;
+        for (s, e) in identifiers(text, first.start, last.end) {
+            let inner = |m: &Mark| s <= m.start && m.end <= e;
+            if !known.iter().any(inner) {
+                continue;
+            }
+            let own = span_words(ws, s, e);
+            let named_or_describing = |w: &Word| {
+                known
+                    .iter()
+                    .any(|m| inner(m) && m.start <= w.start && w.end <= m.end)
+                    || cues.descriptors.contains(&w.lower)
+                    || descriptors.contains(&w.lower)
+            };
+            if own.iter().all(named_or_describing) {
+                continue;
+            }
+            known.retain(|m| !inner(m));
+            unknown.retain(|u| u.end <= s || e <= u.start);
+            unknown.push(Mark {
+                kind: MarkKind::Unknown(text[s..e].to_string()),
+                start: s,
+                end: e,
+            });
+        }
+    }
     // A known name that covers an undefined word (`income tax`, `total equity`) wins.
     unknown.retain(|u| !known.iter().any(|m| m.start <= u.start && u.end <= m.end));
     // Descriptors next to a metric (`(average equity)`, `average-asset`) describe it.
@@ -975,6 +1005,36 @@ fn equals_threshold(ctx: &Context, n: &NumberMention) -> bool {
         };
         unit_ok && th.value == n.printed.value
     })
+}
+
+/// Byte spans of identifiers in `text[a..b]`: runs of ASCII letters, digits and `_` in which an
+/// underscore joins two letters or digits (`equity_rollforward_gap`).
+fn identifiers(text: &str, a: usize, b: usize) -> Vec<(usize, usize)> {
+    let bytes = &text.as_bytes()[..b];
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = Vec::new();
+    let mut i = a;
+    while i < b {
+        if !ident(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b && ident(bytes[i]) {
+            i += 1;
+        }
+        let run = &bytes[start..i];
+        let joined = run
+            .windows(3)
+            .any(|w| w[1] == b'_' && w[0].is_ascii_alphanumeric() && w[2].is_ascii_alphanumeric());
+        // A run that starts inside a word (`é_x`) is not an identifier of its own.
+        let clean_start = start == 0
+            || text.is_char_boundary(start) && !text[..start].ends_with(char::is_alphanumeric);
+        if joined && clean_start {
+            out.push((start, i));
+        }
+    }
+    out
 }
 
 /// Plural nouns that a whole number before them counts: `58 flags`, `5 operating-margin moves`,
@@ -2183,7 +2243,10 @@ fn read_sentence(
             // over years they do not name one by one, so a year of the clause is not this
             // figure's: unless one is written right next to it, it may be of any source year
             // (verified when it is one of them, never contradicted).
-            if let (None, Some((pos, len))) = (adjacent, slash_run(text, &cnums, &n)) {
+            if let (None, Some((pos, len))) = (
+                adjacent,
+                slash_run(text, &cnums, &n).or_else(|| comma_list(text, &cnums, &n)),
+            ) {
                 // Its years written as a run of the same length (`(2022/2023/2024)`), or a run
                 // as long as the source's years, list them in order: the figure at position i
                 // is of the i-th year. Otherwise any source year, for verification only.
@@ -2294,8 +2357,24 @@ fn value_in_some_year(subject: Subject, years: Vec<i32>, certain: bool) -> Optio
 /// When `n` is one of two or more figures joined only by slashes (`5.0 / 4.2 / 6.8`): its
 /// position in the run and the run's length.
 fn slash_run(text: &str, nums: &[NumberMention], n: &NumberMention) -> Option<(usize, usize)> {
+    joined_run(text, nums, n, "/").filter(|&(_, len)| len >= 2)
+}
+
+/// When `n` is one of three or more figures joined only by commas, a list of values over years
+/// (`Interest coverage: 7.52x, 9.91x, 15.76x, blank for FY2024, 29.44x`): as [`slash_run`].
+fn comma_list(text: &str, nums: &[NumberMention], n: &NumberMention) -> Option<(usize, usize)> {
+    joined_run(text, nums, n, ",").filter(|&(_, len)| len >= 3)
+}
+
+/// `n`'s position in the run of figures around it joined only by `sep`, and the run's length.
+fn joined_run(
+    text: &str,
+    nums: &[NumberMention],
+    n: &NumberMention,
+    sep: &str,
+) -> Option<(usize, usize)> {
     let joined = |a: &NumberMention, b: &NumberMention| {
-        a.end <= b.start && text[a.end..b.start].trim() == "/"
+        a.end <= b.start && text[a.end..b.start].trim() == sep
     };
     let mut sorted: Vec<&NumberMention> = nums.iter().collect();
     sorted.sort_by_key(|m| m.start);
@@ -2308,7 +2387,7 @@ fn slash_run(text: &str, nums: &[NumberMention], n: &NumberMention) -> Option<(u
     while last + 1 < sorted.len() && joined(sorted[last], sorted[last + 1]) {
         last += 1;
     }
-    (last > first).then_some((i - first, last - first + 1))
+    Some((i - first, last - first + 1))
 }
 
 /// The revenue line item, for `X% margin`.
