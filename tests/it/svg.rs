@@ -338,3 +338,41 @@ fn a_flat_bare_panel_without_its_series_is_not_a_panel() {
         .iter()
         .all(|f| f.status < Status::Fail));
 }
+
+fn chart_coverage(report: &Report) -> vouch::report::Coverage {
+    report
+        .coverage
+        .iter()
+        .find(|(a, _)| a == "financial_trends.svg")
+        .map(|(_, c)| *c)
+        .expect("chart coverage")
+}
+
+/// The Northstar chart with its revenue panel retitled to name nothing, and `extra` added under
+/// the title (a legend entry, or nothing).
+fn retitled_revenue_panel(extra: &str) -> String {
+    northstar_text("financial_trends.svg").replacen(
+        ">Revenue</text>",
+        &format!(">Scale of the business</text>{extra}"),
+        1,
+    )
+}
+
+#[test]
+fn a_legend_entry_verifies_the_series_it_names_but_never_fails_one() {
+    let legend = r##"<text x="300" y="66" font-size="11" fill="#555555">Revenue</text>"##;
+    let bare = chart_coverage(&chart_report(&retitled_revenue_panel("")));
+    let named = chart_coverage(&chart_report(&retitled_revenue_panel(legend)));
+    assert_eq!(named.verified, bare.verified + 5, "{bare:?} -> {named:?}");
+    assert_eq!(named.unverified + 5, bare.unverified);
+    // A legend naming what the bars are not (net income is not proportional to revenue) leaves
+    // them unverified, and is no failure.
+    let wrong = r##"<text x="300" y="66" font-size="11" fill="#555555">Net income</text>"##;
+    let r = chart_report(&retitled_revenue_panel(wrong));
+    assert_eq!(chart_coverage(&r).verified, bare.verified);
+    assert!(
+        svg_problems(&r).is_empty(),
+        "{}",
+        svg_problems(&r).join("\n")
+    );
+}

@@ -473,6 +473,9 @@ fn quantity_value<'a>(
     }
 }
 
+/// The longest text read as a legend entry (`Operating cash flow`, `Capex (magnitude)`).
+const LEGEND_MAX_CHARS: usize = 40;
+
 /// §9 §4: identify what a panel plots, then judge it. A panel with one series and a title that
 /// pins down one quantity is judged: a value off the panel's scale is an error. Otherwise each
 /// series is tried against every quantity the title names (levels, growth, change): one that fits
@@ -531,12 +534,34 @@ fn fidelity_findings(
         );
     }
     let (quantities, pinned) = fidelity::quantities(title, ctx.spec, ctx.stmts);
-    if quantities.is_empty() {
+    // Legend entries (`Revenue`, `Operating cash flow`): short texts of the panel besides its
+    // title and year labels. The quantities they name verify a series that fits one of them;
+    // they never make a series wrong (a legend may sit beside marks of another panel's meaning).
+    let mut legend: Vec<(Target, Form)> = Vec::new();
+    for &t in &p.texts {
+        let text = &scene.texts[t].content;
+        if t == p.title
+            || p.year_labels.contains(&t)
+            || text.chars().count() > LEGEND_MAX_CHARS
+            || panels::is_numeric(text)
+        {
+            continue;
+        }
+        for q in fidelity::quantities(text, ctx.spec, ctx.stmts).0 {
+            for f in [Form::Level, Form::Growth, Form::Change] {
+                let q = (q.0, f);
+                if !quantities.contains(&q) && !legend.contains(&q) {
+                    legend.push(q);
+                }
+            }
+        }
+    }
+    if quantities.is_empty() && legend.is_empty() {
         cov.unverified += readings.iter().map(|r| r.marks.len()).sum::<usize>();
         unverified(views);
         return cov;
     }
-    if pinned && readings.len() == 1 {
+    if pinned && readings.len() == 1 && !quantities.is_empty() {
         let (target, form) = quantities[0];
         let (name, value) = quantity_value(ctx, truth, target, form);
         let misses: Vec<Miss> = fidelity::compare(first, &*value, tolerance, tol)
@@ -581,7 +606,13 @@ fn fidelity_findings(
             }
         }
     }
-    let fits: Vec<Vec<usize>> = readings
+    let title_forms = forms.len();
+    for q in &legend {
+        if !forms.contains(q) {
+            forms.push(*q);
+        }
+    }
+    let fits_all: Vec<Vec<usize>> = readings
         .iter()
         .map(|r| {
             (0..forms.len())
@@ -589,13 +620,20 @@ fn fidelity_findings(
                     let (t, f) = forms[q];
                     let (_, value) = quantity_value(ctx, truth, t, f);
                     let judged = r.marks.iter().filter(|m| value(m.0).is_some()).count();
-                    judged >= 2
+                    // Any two values fit a line: a legend's name needs three to verify.
+                    let needed = if q < title_forms { 2 } else { 3 };
+                    judged >= needed
                         && fidelity::compare(r, &*value, tolerance, tol)
                             .iter()
                             .all(|m| matches!(m, Miss::LabelOrder { .. }))
                 })
                 .collect()
         })
+        .collect();
+    // The title's own quantities decide what is certain; the legend's only verify.
+    let fits: Vec<Vec<usize>> = fits_all
+        .iter()
+        .map(|f| f.iter().copied().filter(|&q| q < title_forms).collect())
         .collect();
     // One series per named quantity, every other series fitting its own one: the series left
     // is the quantity left, judged as a pinned panel (`Revenue and net income`, one moved bar).
@@ -663,14 +701,30 @@ fn fidelity_findings(
             return cov;
         }
     }
-    let names: Vec<String> = quantities
-        .iter()
-        .map(|&(t, f)| quantity_value(ctx, truth, t, f).0)
-        .collect();
+    // The message names the title's quantities (the legend's when the title names none).
+    let (named, by) = if quantities.is_empty() {
+        (
+            legend
+                .iter()
+                .filter(|q| q.1 == Form::Level)
+                .copied()
+                .collect(),
+            "legend",
+        )
+    } else {
+        (quantities.clone(), "title")
+    };
+    let mut names: Vec<String> = Vec::new();
+    for &(t, f) in &named {
+        let name = quantity_value(ctx, truth, t, f).0;
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
     for (i, r) in readings.iter().enumerate() {
-        if !fits[i].is_empty() {
+        if !fits_all[i].is_empty() {
             cov.verified += r.marks.len();
-            fitted_view(ctx, truth, scene, p, r, forms[fits[i][0]], views);
+            fitted_view(ctx, truth, scene, p, r, forms[fits_all[i][0]], views);
             continue;
         }
         cov.unverified += r.marks.len();
@@ -679,7 +733,7 @@ fn fidelity_findings(
             Finding::info(
                 CheckId::SvgFidelity,
                 format!(
-                    "{panel}: series {} of {} ({} {}s) fits none of the quantities its title allows ({}, as levels, growth or change); vouch cannot tell what it plots, so its values are unverified",
+                    "{panel}: series {} of {} ({} {}s) fits none of the quantities its {by} allows ({}, as levels, growth or change); vouch cannot tell what it plots, so its values are unverified",
                     i + 1,
                     readings.len(),
                     r.marks.len(),
