@@ -428,3 +428,38 @@ fn a_non_numeric_cell_in_an_optional_column_ignores_the_column_and_in_a_required
         s.problems
     );
 }
+
+#[test]
+fn with_a_category_and_a_rule_column_the_rule_column_holds_the_rule() {
+    // Northstar's flags with a `category` column before `rule`, and the receivables flag named
+    // as agents name it: read through its rule, it is the receivables flag.
+    let text = northstar_text("unusual_movements.csv");
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let (year, rest) = line.split_once(',').unwrap();
+        let (item, rest) = rest.split_once(',').unwrap();
+        let item = if item == "receivables_growth" {
+            "receivables_growth_vs_revenue_growth"
+        } else {
+            item
+        };
+        let category = if i == 0 {
+            "category"
+        } else {
+            "earnings_quality"
+        };
+        out.push_str(&format!("{year},{item},{category},{rest}\n"));
+    }
+    let r = verify_northstar(with_file(
+        northstar_files(),
+        "unusual_movements.csv",
+        out.into_bytes(),
+    ));
+    let problems: Vec<String> = r
+        .findings
+        .iter()
+        .filter(|f| f.id.as_str().starts_with("movements.") && f.status >= Status::Warn)
+        .map(|f| format!("{} {}", f.id.as_str(), f.message))
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -361,6 +361,37 @@ fn an_evidence_table_under_a_caption_citing_the_file_backs_a_topic() {
 }
 
 #[test]
+fn a_list_introduced_by_a_line_citing_the_file_backs_its_items() {
+    let without = edited(
+        "Capital expenditures rose 57.70% in FY2023 (northstar_cloud_financial_statements.csv).",
+        "Capital expenditures rose 57.70% in FY2023.",
+    );
+    let list = |lead: &str| {
+        without.replacen(
+            "## Bull case",
+            &format!("{lead}\n\n- Capex rose 57.70% in FY2023.\n- Revenue grew 10.74% in FY2024.\n\n## Bull case"),
+            1,
+        )
+    };
+    let r = verify_memo(&list("Facts (`calculated_metrics.csv`):"));
+    assert!(
+        findings_of(&r, "memo.missing_evidence").is_empty(),
+        "{}",
+        dump(&r)
+    );
+    // A lead-in that cites no file, or is no introduction (no colon), backs nothing.
+    for lead in ["Facts:", "See `calculated_metrics.csv` for more."] {
+        let r = verify_memo(&list(lead));
+        assert_eq!(
+            findings_of(&r, "memo.missing_evidence").len(),
+            1,
+            "{lead}\n{}",
+            dump(&r)
+        );
+    }
+}
+
+#[test]
 fn upload_prefixes_and_paths_are_stripped_from_file_citations_and_urls_are_ignored() {
     let r = verify_memo(&edited(
         "(northstar_cloud_financial_statements.csv). Interest",
@@ -858,6 +889,10 @@ fn figures_agents_write_correctly_are_never_contradicted() {
         // Three or more figures joined by commas list years; the one year written is the text's
         // between them, not theirs (coverage 2.02x, 3.03x, 4.24x in FY2021-FY2023).
         "Interest coverage: 2.02x, 3.03x, 4.24x, then 5.84x in FY2024.",
+        // An amount after `by` in a clause with a difference cue is a difference.
+        "Total liabilities exceed the current items (cash, receivables) by 432.1 in FY2025.",
+        // Figures of a list headed by an undefined quantity are that quantity's.
+        "Bridge residuals in FY2025: equity -12.4; cash -3.3.",
     ] {
         let (r, _) = with_sentence(sentence);
         assert!(

@@ -580,10 +580,22 @@ impl Spec {
         compile(text, raw)
     }
 
-    /// Whether a cell's text means blank.
+    /// Whether a cell's text means blank. A blank marker with a note in parentheses after it
+    /// (`n/a (no data)`, `n/m (net loss)`) is that marker; a note alone (`(12.3)`) is not.
     pub fn is_blank(&self, cell: &str) -> bool {
         let t = cell.trim();
-        self.blanks.iter().any(|b| b.eq_ignore_ascii_case(t))
+        let marker = |t: &str| self.blanks.iter().any(|b| b.eq_ignore_ascii_case(t));
+        if marker(t) {
+            return true;
+        }
+        let Some(inner) = t.strip_suffix(')') else {
+            return false;
+        };
+        let Some(open) = inner.rfind('(') else {
+            return false;
+        };
+        let head = inner[..open].trim();
+        !head.is_empty() && marker(head)
     }
 
     /// A source column by folded header, canonical name or alias.
@@ -978,6 +990,12 @@ mod tests {
             s.column_index("capital_expenditures")
         );
         assert!(s.is_blank(" N/A "));
+        // A marker with a note is the marker; a parenthesised figure or a note alone is not.
+        assert!(s.is_blank("n/a (no data)"));
+        assert!(s.is_blank("— (net loss)"));
+        assert!(!s.is_blank("(12.3)"));
+        assert!(!s.is_blank("(no data)"));
+        assert!(!s.is_blank("-5.2 (loss)"));
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! header row, in the paragraph right before the table (its caption) or right after it (its
 //! source note):
 //! an evidence tie-out table (`| Receivables | AR 301.2 (2020) → 420.3 (2024) |` under `Fact
-//! (source: calculated_metrics.csv, years)`) traces the claim as well as prose does.
+//! (source: calculated_metrics.csv, years)`) traces the claim as well as prose does. Likewise a
+//! list item whose list is introduced by a paragraph that cites a file and ends in a colon.
 
 use crate::checks::Context;
 use crate::read::memo::parse::{BlockKind, Doc};
@@ -53,6 +54,28 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
             *c = header_years;
         }
     }
+    // A list introduced by a paragraph that cites a file and ends in a colon (`Facts
+    // (`source.csv`; `calculated_metrics.csv`):`): its items are cited by their introduction.
+    let mut list_cites = vec![false; doc.blocks.len()];
+    let mut i = 0;
+    while i < doc.blocks.len() {
+        if doc.blocks[i].kind != BlockKind::ListItem {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < doc.blocks.len() && doc.blocks[i].kind == BlockKind::ListItem {
+            i += 1;
+        }
+        let lead_in = start.checked_sub(1).is_some_and(|p| {
+            doc.blocks[p].kind == BlockKind::Paragraph
+                && doc.blocks[p].text.trim_end().ends_with(':')
+                && cites(&scans[p])
+        });
+        for c in &mut list_cites[start..i] {
+            *c = lead_in;
+        }
+    }
     let paragraphs = || {
         doc.blocks
             .iter()
@@ -69,7 +92,9 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
         let cites_year = s.years.iter().any(|y| years.contains(&y.year))
             || s.link_years.iter().any(|(y, _)| years.contains(y))
             || (b.kind == BlockKind::TableRow && table_years[index]);
-        let cites_file = cites(s) || (b.kind == BlockKind::TableRow && table_cites[index]);
+        let cites_file = cites(s)
+            || (b.kind == BlockKind::TableRow && table_cites[index])
+            || (b.kind == BlockKind::ListItem && list_cites[index]);
         cites_year && cites_file
     };
     for topic in &ctx.spec.memo.evidence {

@@ -37,9 +37,13 @@ pub fn parse(text: &str, spec: &Spec) -> Result<Table, TableError> {
         ));
     };
     let mv = &spec.movements;
+    // The first name of the list that a header has wins, wherever the column stands: with both
+    // `category` and `rule` columns, `rule` holds the rule.
+    let folded_header: Vec<String> = header.iter().map(|h| fold(h)).collect();
     let find = |names: &[String]| {
-        let folded: Vec<String> = names.iter().map(|n| fold(n)).collect();
-        header.iter().position(|h| folded.contains(&fold(h)))
+        names
+            .iter()
+            .find_map(|n| folded_header.iter().position(|h| *h == fold(n)))
     };
     let is_year = |h: &String| spec.column_named(&fold(h)) == Some(spec.source.year_column);
     let year = find(&mv.year_columns)

@@ -406,9 +406,10 @@ fn marks(ctx: &Context, vocab: &Vocabulary, cues: &Cues, text: &str, ws: &[Word]
                 }
             }
             // (An aggregate word is not a qualifier: `cumulative FCF` is a sum of FCF.)
+            // (`residuals: equity -470,513`: a quantity heading a list of the items it is of.)
             let qualifier = matches!(&prev.kind, MarkKind::Unknown(t)
                     if !AGGREGATES.contains(&t.to_lowercase().as_str()))
-                && joint.chars().all(|c| c == ' ' || c == '-');
+                && (joint.chars().all(|c| c == ' ' || c == '-') || joint.trim() == ":");
             let joint_word = joint.trim_end_matches(['(', ' ']);
             if let (MarkKind::Known(a), MarkKind::Known(b), true) =
                 (&prev.kind, &m.kind, combination_joint(joint_word))
@@ -1506,6 +1507,54 @@ fn read_sentence(
                 emit(
                     n,
                     Target::Unverified("a part or count of another figure (`3 of 4`)".into()),
+                    &plausible,
+                );
+                continue;
+            }
+            // `residuals: equity -470,513; cash -45,340`: figures of a list headed by a quantity
+            // the contract does not define are of that quantity, item by item.
+            // (The heading may carry its year: `residuals in FY2025: equity -12.4`.)
+            let headed = ms.iter().any(|m| {
+                if m.end > n.start {
+                    return false;
+                }
+                match &m.kind {
+                    MarkKind::Unknown(t) if t.contains(':') => true,
+                    MarkKind::Unknown(_) => text[m.end..n.start].find(':').is_some_and(|c| {
+                        // Only its year may stand between the heading and its colon.
+                        let colon = m.end + c;
+                        !ms.iter().any(|o| o.start >= m.end && o.start < colon)
+                            && span_words(ws, m.end, colon).iter().all(|w| {
+                                matches!(w.lower.as_str(), "in" | "for")
+                                    || parse_year_label(&w.lower).is_some()
+                            })
+                            && text[m.end..colon]
+                                .chars()
+                                .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '(' | ')'))
+                    }),
+                    _ => false,
+                }
+            });
+            if headed {
+                emit(
+                    n,
+                    Target::Unverified(
+                        "in a list headed by a quantity the contract does not define".into(),
+                    ),
+                    &plausible,
+                );
+                continue;
+            }
+            // `exceed the listed components by 210,870`: an amount by which one thing differs
+            // from another, not the value of either.
+            let before_n = span_words(ws, cl.start, n.start);
+            if n.unit == Unit::Bare
+                && before_n.last().is_some_and(|w| w.lower == "by")
+                && (0..before_n.len()).any(|i| cues.difference.at(before_n, i).is_some())
+            {
+                emit(
+                    n,
+                    Target::Unverified("an amount by which one thing differs from another".into()),
                     &plausible,
                 );
                 continue;
