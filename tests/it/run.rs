@@ -437,14 +437,21 @@ fn local_runs_execute_the_models_shell_calls_in_the_jail_and_collect_the_six_fil
         return;
     }
     let emu = Emu::start("two-turns", &["429@responses", "drop"]);
-    let out = emu.vouch_run(&[
-        "--environment",
-        "local",
-        "--trials",
-        "3",
-        "--concurrency",
-        "2",
-    ]);
+    // A private temporary directory, so that the leak check below sees this run's directories
+    // only (other runs on the machine stage theirs in the shared /tmp).
+    let tmp = tempfile::tempdir().unwrap();
+    let out = emu
+        .command(&[
+            "--environment",
+            "local",
+            "--trials",
+            "3",
+            "--concurrency",
+            "2",
+        ])
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let runs = emu.runs();
     assert_eq!(runs.len(), 3);
@@ -481,7 +488,7 @@ fn local_runs_execute_the_models_shell_calls_in_the_jail_and_collect_the_six_fil
     }
     emu.assert_nothing_left();
     // The private /mnt/data directories are gone.
-    let left: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
         .unwrap()
         .filter_map(|e| e.ok())
         .filter(|e| e.file_name().to_string_lossy().starts_with("vouch-local-"))

@@ -537,8 +537,10 @@ fn fidelity_findings(
     // Legend entries (`Revenue`, `Operating cash flow`): short texts of the panel besides its
     // title and year labels. The quantities they name verify a series that fits one of them;
     // they never make a series wrong (a legend may sit beside marks of another panel's meaning).
+    // (Only read where it can matter: a pinned panel with one series is judged by its title.)
     let mut legend: Vec<(Target, Form)> = Vec::new();
-    for &t in &p.texts {
+    let title_decides = pinned && readings.len() == 1 && !quantities.is_empty();
+    for &t in p.texts.iter().filter(|_| !title_decides) {
         let text = &scene.texts[t].content;
         if t == p.title
             || p.year_labels.contains(&t)

@@ -1012,6 +1012,9 @@ fn equals_threshold(ctx: &Context, n: &NumberMention) -> bool {
 /// underscore joins two letters or digits (`equity_rollforward_gap`).
 fn identifiers(text: &str, a: usize, b: usize) -> Vec<(usize, usize)> {
     let bytes = &text.as_bytes()[..b];
+    if !bytes[a..].contains(&b'_') {
+        return Vec::new();
+    }
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let mut out = Vec::new();
     let mut i = a;
