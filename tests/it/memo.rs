@@ -893,6 +893,20 @@ fn figures_agents_write_correctly_are_never_contradicted() {
         "Total liabilities exceed the current items (cash, receivables) by 432.1 in FY2025.",
         // Figures of a list headed by an undefined quantity are that quantity's.
         "Bridge residuals in FY2025: equity -12.4; cash -3.3.",
+        // A year in a parenthesis with another figure is that figure's: 11.52% is FY2025's
+        // ROE, 8.55% FY2024's.
+        "ROE was 11.52% (8.55% in FY2024).",
+        // `because` opens a clause with a subject of its own: 161.8 is SBC's, not net margin's.
+        "Net margin looks better than it is because SBC reached 161.8 in FY2025.",
+        // A figure after a word of supposition is what would be, not what was.
+        "At that pace FY2025 operating income would be 224.7, a 15.0% operating margin.",
+        "If FY2025 revenue had grown 20%, coverage might have reached 11.0x.",
+        // A possessive year is the figure's after it: 9.04x is FY2025's, 2.02x FY2021's.
+        "Coverage reached 9.04x in FY2025, far above FY2021's 2.02x.",
+        // `between A and B`: the ends of a range over the years.
+        "Operating margin lay between 4.41% and 11.64% over FY2021-FY2025.",
+        // The whole after a count is a count.
+        "FY2025 net margin ranks 1 of 5 in the series at 8.13%.",
     ] {
         let (r, _) = with_sentence(sentence);
         assert!(
@@ -933,6 +947,28 @@ fn the_same_figures_written_wrong_are_still_contradicted() {
         (
             "Interest coverage in FY2021, FY2022 and FY2023: 2.02x, 3.93x, 4.24x.",
             "3.93x",
+        ),
+        // The figure inside the parenthesis is still its year's.
+        ("ROE was 11.52% (8.95% in FY2024).", "8.95%"),
+        // A figure before a word of supposition is a statement of fact.
+        (
+            "Operating income was 150.0 in FY2025 and would be higher at a 15% margin.",
+            "150.0",
+        ),
+        // An arrow path as long as the source's years names them in order (FY2024: 1.03x).
+        (
+            "Liabilities to equity 1.39x -> 1.25x -> 1.15x -> 1.30x -> 0.992x.",
+            "1.30x",
+        ),
+        // A label before a colon is not the item of the figures after it.
+        (
+            "**Receivables (`calculated_metrics.csv`):** receivables growth FY2023 13.22%, FY2024 33.96%.",
+            "33.96%",
+        ),
+        // The clause before `because` keeps its own figure.
+        (
+            "Net margin was 8.31% in FY2025 because SBC reached 161.8.",
+            "8.31%",
         ),
     ] {
         let (r, _) = with_sentence(sentence);

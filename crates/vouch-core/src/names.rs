@@ -133,12 +133,32 @@ pub fn upload_base_name(name: &str) -> &str {
 }
 
 /// `base` without one leading upload prefix (see [`upload_base_name`]); unchanged when it has none
-/// or when nothing would remain.
+/// or when nothing would remain. Besides `<hex>-` and `file-<id>-`, a tool's own spelling with
+/// underscores is a prefix when its id mixes letters and digits (`upload_3c9e1f_`, `file_8kQ2_`,
+/// `9c41e0_`): a word or a year (`cafe_`, `old_data_`, `acme_2024_`) is part of the name.
 pub fn strip_upload_prefix(base: &str) -> &str {
-    if let Some(rest) = base.strip_prefix("file-") {
-        if let Some((id, tail)) = rest.split_once('-') {
-            if !id.is_empty() && !tail.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric()) {
-                return tail;
+    // An id mixes letters and digits (`3c9e1f`, `8kQ2`): `2024` or `fy` is part of the name.
+    let id_with_digit = |id: &str| {
+        id.len() >= 4
+            && parse_year_label(id).is_none()
+            && id.bytes().all(|b| b.is_ascii_alphanumeric())
+            && id.bytes().any(|b| b.is_ascii_digit())
+            && id.bytes().any(|b| b.is_ascii_alphabetic())
+    };
+    for sep in ['-', '_'] {
+        // `file-<id>-` (any id) and `<word><sep><id with a digit><sep>`.
+        if let Some((word, rest)) = base.split_once(sep) {
+            if !word.is_empty() && word.len() <= 12 && word.bytes().all(|b| b.is_ascii_alphabetic())
+            {
+                if let Some((id, tail)) = rest.split_once(sep) {
+                    let any_id = sep == '-'
+                        && word == "file"
+                        && !id.is_empty()
+                        && id.bytes().all(|b| b.is_ascii_alphanumeric());
+                    if !tail.is_empty() && (any_id || id_with_digit(id)) {
+                        return tail;
+                    }
+                }
             }
         }
     }
@@ -148,6 +168,16 @@ pub fn strip_upload_prefix(base: &str) -> &str {
                 && !rest.is_empty()
                 && prefix.bytes().all(|b| b.is_ascii_hexdigit()) =>
         {
+            return rest;
+        }
+        _ => {}
+    }
+    match base.split_once('_') {
+        Some((prefix, rest))
+            if !rest.is_empty()
+                && id_with_digit(prefix)
+                && prefix.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
             rest
         }
         _ => base,
@@ -155,9 +185,35 @@ pub fn strip_upload_prefix(base: &str) -> &str {
 }
 
 /// Whether two file names name the same upload: equal base names once a leading upload prefix is
-/// removed from either (the user's own copy may carry one too).
+/// removed from either (the user's own copy may carry one too), and a browser's copy number
+/// before the extension (`statements (1).csv`, a second download of `statements.csv`).
 pub fn same_upload(a: &str, b: &str) -> bool {
-    upload_base_name(a) == upload_base_name(b)
+    let (ab, bb) = (
+        a.rsplit(['/', '\\']).next().unwrap_or(a),
+        b.rsplit(['/', '\\']).next().unwrap_or(b),
+    );
+    // The prefix may be on either side, or on both.
+    [
+        (ab, bb),
+        (upload_base_name(ab), bb),
+        (ab, upload_base_name(bb)),
+        (upload_base_name(ab), upload_base_name(bb)),
+    ]
+    .iter()
+    .any(|&(x, y)| x == y || without_copy_number(x) == without_copy_number(y))
+}
+
+/// `(stem, extension)` of `base` with a trailing ` (N)` of the stem removed.
+fn without_copy_number(base: &str) -> (&str, &str) {
+    let (stem, ext) = base.rsplit_once('.').unwrap_or((base, ""));
+    let trimmed = stem
+        .strip_suffix(')')
+        .and_then(|s| s.rsplit_once('('))
+        .filter(|(head, n)| {
+            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !head.trim_end().is_empty()
+        })
+        .map_or(stem, |(head, _)| head.trim_end());
+    (trimmed, ext)
 }
 
 /// The folded tokens of a name (split on `_`).
@@ -277,6 +333,32 @@ mod tests {
         assert!(same_upload("3fa9c0-a.csv", "file-Xy12-a.csv"));
         assert!(same_upload("a.csv", "/mnt/data/file-Xy12-a.csv"));
         assert!(!same_upload("a.csv", "b.csv"));
+        assert_eq!(
+            upload_base_name("upload_3c9e1f_k_statements.csv"),
+            "k_statements.csv"
+        );
+        assert_eq!(upload_base_name("file_8kQ2_k.csv"), "k.csv");
+        assert_eq!(upload_base_name("9c41e0_k.csv"), "k.csv");
+        assert_eq!(upload_base_name("cafe_sales.csv"), "cafe_sales.csv");
+        assert_eq!(upload_base_name("old_data_sales.csv"), "old_data_sales.csv");
+        assert_eq!(
+            upload_base_name("acme_2024_sales.csv"),
+            "acme_2024_sales.csv"
+        );
+        assert!(!same_upload("acme_2023_sales.csv", "acme_2024_sales.csv"));
+        assert_eq!(
+            upload_base_name("adobe_fy2018_2022_statements.csv"),
+            "adobe_fy2018_2022_statements.csv"
+        );
+        assert!(same_upload(
+            "file-7Hq2LmX9-adobe_fy2018_2022_statements.csv",
+            "adobe_fy2018_2022_statements.csv"
+        ));
+        assert!(same_upload("a (1).csv", "a.csv"));
+        assert!(same_upload("3fa9c0-a (12).csv", "a (2).csv"));
+        assert!(!same_upload("a (1).csv", "a.json"));
+        assert!(!same_upload("(1).csv", "a.csv"));
+        assert!(!same_upload("a (x).csv", "a.csv"));
     }
 
     #[test]

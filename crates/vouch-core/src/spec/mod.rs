@@ -291,6 +291,12 @@ pub struct MemoSpec {
     pub prior_cues: Vec<String>,
     /// §9: words that end a clause when a new item follows (`and`, `but` …).
     pub clause_breaks: Vec<String>,
+    /// §9: words that always open a new clause with a subject of its own (`because` …).
+    #[serde(default)]
+    pub clause_heads: Vec<String>,
+    /// §9: words after which a sentence's figures are hypothetical (`would`, `if` …).
+    #[serde(default)]
+    pub hypothetical_cues: Vec<String>,
     /// §9: words that make a difference of two rates admissible (`gap`, `ahead of` …).
     pub difference_cues: Vec<String>,
     /// §9: verbs of change that make the change over a span of years admissible.

@@ -9,7 +9,8 @@
 //! source note):
 //! an evidence tie-out table (`| Receivables | AR 301.2 (2020) → 420.3 (2024) |` under `Fact
 //! (source: calculated_metrics.csv, years)`) traces the claim as well as prose does. Likewise a
-//! list item whose list is introduced by a paragraph that cites a file and ends in a colon.
+//! list item whose list is introduced by a paragraph that cites a file and ends in a colon; when
+//! that lead-in also names a source year, it dates the items too.
 
 use crate::checks::Context;
 use crate::read::memo::parse::{BlockKind, Doc};
@@ -56,7 +57,10 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
     }
     // A list introduced by a paragraph that cites a file and ends in a colon (`Facts
     // (`source.csv`; `calculated_metrics.csv`):`): its items are cited by their introduction.
+    // A lead-in that names a source year (`Most material 2025 flags (`unusual_movements.csv`,
+    // 2025):`) dates its items as a table's year header does its rows.
     let mut list_cites = vec![false; doc.blocks.len()];
+    let mut list_years = vec![false; doc.blocks.len()];
     let mut i = 0;
     while i < doc.blocks.len() {
         if doc.blocks[i].kind != BlockKind::ListItem {
@@ -72,8 +76,15 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
                 && doc.blocks[p].text.trim_end().ends_with(':')
                 && cites(&scans[p])
         });
+        let lead_in_years = lead_in
+            && start
+                .checked_sub(1)
+                .is_some_and(|p| scans[p].years.iter().any(|y| years.contains(&y.year)));
         for c in &mut list_cites[start..i] {
             *c = lead_in;
+        }
+        for c in &mut list_years[start..i] {
+            *c = lead_in_years;
         }
     }
     let paragraphs = || {
@@ -91,7 +102,8 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
     let cites_both = |index: usize, b: &crate::read::memo::parse::Block, s: &Scan| {
         let cites_year = s.years.iter().any(|y| years.contains(&y.year))
             || s.link_years.iter().any(|(y, _)| years.contains(y))
-            || (b.kind == BlockKind::TableRow && table_years[index]);
+            || (b.kind == BlockKind::TableRow && table_years[index])
+            || (b.kind == BlockKind::ListItem && list_years[index]);
         let cites_file = cites(s)
             || (b.kind == BlockKind::TableRow && table_cites[index])
             || (b.kind == BlockKind::ListItem && list_cites[index]);

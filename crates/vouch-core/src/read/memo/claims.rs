@@ -165,6 +165,8 @@ pub struct Cues {
     comparison: Phrases,
     prior: Phrases,
     breaks: Vec<String>,
+    heads: Vec<String>,
+    hypothetical: Vec<String>,
     difference: Phrases,
     change: Phrases,
 }
@@ -216,6 +218,8 @@ impl Cues {
             comparison: Phrases::new(&m.comparison_cues),
             prior: Phrases::new(&m.prior_cues),
             breaks: m.clause_breaks.clone(),
+            heads: m.clause_heads.clone(),
+            hypothetical: m.hypothetical_cues.clone(),
             difference: Phrases::new(&m.difference_cues),
             change: Phrases::new(&m.change_cues),
         }
@@ -545,7 +549,8 @@ fn span_words(ws: &[Word], a: usize, b: usize) -> &[Word] {
 /// Text between a year and the number right after it that makes the year that number's
 /// (`FY2022 21.0%`, `FY2021: 1.25x`).
 fn leads(text: &str) -> bool {
-    matches!(text.trim(), "" | ":" | "=")
+    // `below 2019's 8.08x`: a possessive year is the figure's after it.
+    matches!(text.trim(), "" | ":" | "=" | "'s" | "’s")
 }
 
 /// Text between a name and a number that binds the number to that name alone, whatever else its
@@ -906,15 +911,26 @@ fn clauses(
     // A `,`, `:` or `and` starts a new item when a name follows before the next number and a
     // number came earlier in the clause (`net income of 1,736 and SBC of 700`, `86.5% of FCF, and
     // receivables …`, not `capex and revenue were …`).
+    // A colon with a name after it ends a label even with no number before (`**Receivables -
+    // fact (files):** accounts receivable growth 2022 +15.6%, …`): the label's words are not
+    // the figures' item.
     let mut soft: Vec<(usize, usize)> = Vec::new(); // (where the next clause starts, where to test)
+    let mut colons: Vec<usize> = Vec::new();
     for (i, c) in text[s..e].char_indices() {
         if c == ',' || c == ':' {
             soft.push((s + i + 1, s + i + 1));
+        }
+        if c == ':' {
+            colons.push(s + i + 1);
         }
     }
     for (i, w) in ws.iter().enumerate() {
         if cues.comparison.at(ws, i).is_some() {
             cuts.push((w.start, true));
+        } else if cues.heads.contains(&w.lower) {
+            // `ROE is high because the balance sheet carries 1.98x …`: what follows has a
+            // subject of its own.
+            cuts.push((w.start, false));
         } else if cues.breaks.contains(&w.lower) {
             soft.push((w.start, w.end));
         }
@@ -928,7 +944,17 @@ fn clauses(
         let next_mark = marks.iter().find(|m| m.start >= at).map(|m| m.start);
         let next_num = nums.iter().find(|n| n.start >= at).map(|n| n.start);
         let number_before = nums.iter().any(|n| n.start >= segment && n.end <= start);
-        if number_before && matches!((next_mark, next_num), (Some(m), Some(n)) if m < n) {
+        // (The name must open what follows the colon: `Stock compensation: grant policy,
+        // dilution, …` is one topic.)
+        let label = colons.contains(&start)
+            && marks.iter().any(|m| m.start >= segment && m.end < start)
+            && next_mark.is_some_and(|m| {
+                text[start..m]
+                    .trim_matches(|c: char| c.is_whitespace() || c == '*' || c == '_')
+                    .is_empty()
+            });
+        if (number_before || label) && matches!((next_mark, next_num), (Some(m), Some(n)) if m < n)
+        {
             cuts.push((start, false));
             segment = start;
         }
@@ -1322,14 +1348,26 @@ fn read_sentence(
     );
     let s = ys.first().map_or(s, |y| y.start.min(s));
     let e = ys.last().map_or(e, |y| y.end.max(e));
-    // A number right after another and a dash is a range's upper end, not a negative.
+    // The first word of supposition, if any (`would`, `if` …).
+    let hypothetical_at = ws
+        .iter()
+        .find(|w| cues.hypothetical.contains(&w.lower))
+        .map(|w| w.start);
+    // A number right after another and a dash is a range's upper end, not a negative; so are
+    // the two ends of `between 30 and 41`.
     let mut range_end = vec![false; nums.len()];
     for i in 1..nums.len() {
         let gap = &text[nums[i - 1].end..nums[i].start];
         let glued = gap.is_empty()
             && nums[i].printed.value < crate::numbers::int(0)
             && text[nums[i].start..].starts_with(['-', '–']);
-        if glued || matches!(gap.trim(), "-" | "–" | "—") {
+        let between = matches!(gap.trim().to_ascii_lowercase().as_str(), "and" | "to")
+            && text[..nums[i - 1].start]
+                .trim_end()
+                .rsplit(|c: char| !c.is_alphanumeric())
+                .next()
+                .is_some_and(|w| w.eq_ignore_ascii_case("between"));
+        if glued || between || matches!(gap.trim(), "-" | "–" | "—") {
             range_end[i - 1] = true;
             range_end[i] = true;
         }
@@ -1464,6 +1502,16 @@ fn read_sentence(
                 emit(n, unresolved(), &plausible);
                 continue;
             }
+            // `operating income would be about 1,326, an operating margin of 22.4%`: a figure
+            // after a word of supposition is what would be, not what was.
+            if hypothetical_at.is_some_and(|h| h < n.start) {
+                emit(
+                    n,
+                    Target::Unverified("a hypothetical figure (after `would`, `if` …)".into()),
+                    &plausible,
+                );
+                continue;
+            }
             if range_end[ni] {
                 // `ranged 0.79x-1.48x`: each end is the value in one of the years of the item
                 // named before it; for verification only.
@@ -1506,7 +1554,19 @@ fn read_sentence(
                         )
                     })
             });
-            if of_number {
+            // `rank 2 of 5`, `3 of 4`: the whole after a count is a count too, when both are
+            // bare whole numbers.
+            let whole = |m: &NumberMention| m.unit == Unit::Bare && m.printed.decimals == 0;
+            let of_whole = whole(&n)
+                && ni
+                    .checked_sub(1)
+                    .and_then(|p| nums.get(p))
+                    .is_some_and(|m| {
+                        whole(m)
+                            && m.printed.value <= n.printed.value
+                            && text[m.end..n.start].trim().eq_ignore_ascii_case("of")
+                    });
+            if of_number || of_whole {
                 emit(
                     n,
                     Target::Unverified("a part or count of another figure (`3 of 4`)".into()),
@@ -2213,6 +2273,7 @@ fn read_sentence(
                     }
                 })
             };
+            let in_run = series_run(text, &cnums, &n).is_some();
             let free_years: Vec<i32> = dedup(
                 cys.iter()
                     .filter(|y| {
@@ -2233,6 +2294,24 @@ fn read_sentence(
                                     .is_some_and(|a| a.start == y.start)
                         })
                     })
+                    // A year in a parenthesis that holds another figure and not this one is
+                    // that figure's (`ROA was 6.2% (2.5% in 2024)`: 2024 is not 6.2%'s). A run
+                    // of figures (`5.0 / 4.2 / 6.8 (0.19% of 2024 revenue)`) takes its years
+                    // below.
+                    .filter(|y| {
+                        in_run
+                            || !groups.iter().any(|&g| {
+                                inside(g, y.start)
+                                    && !inside(g, n.start)
+                                    && cnums
+                                        .iter()
+                                        .any(|m| m.start != n.start && inside(g, m.start))
+                            })
+                    })
+                    // A year after a word of supposition belongs to the supposition, not to a
+                    // fact before it (`coverage of 5.49x leaves little cushion if operating
+                    // income reverts to the 2021 level`).
+                    .filter(|y| !hypothetical_at.is_some_and(|h| n.start < h && y.start > h))
                     .map(|y| y.year),
             );
             let mut span = None;
@@ -2274,6 +2353,12 @@ fn read_sentence(
                 sentence_years.clone()
             } else if !default_years.is_empty() {
                 default_years.to_vec()
+            } else if let Some(all) = ctx
+                .years()
+                .filter(|all| series_run(text, &cnums, &n).is_some_and(|(_, len)| len == all.len()))
+            {
+                // A run as long as the source's years names them in order (below).
+                all.to_vec()
             } else {
                 emit(
                     n,
@@ -2295,10 +2380,7 @@ fn read_sentence(
             // over years they do not name one by one, so a year of the clause is not this
             // figure's: unless one is written right next to it, it may be of any source year
             // (verified when it is one of them, never contradicted).
-            if let (None, Some((pos, len))) = (
-                adjacent,
-                slash_run(text, &cnums, &n).or_else(|| comma_list(text, &cnums, &n)),
-            ) {
+            if let (None, Some((pos, len))) = (adjacent, series_run(text, &cnums, &n)) {
                 // Its years written as a run of the same length (`(2022/2023/2024)`), or a run
                 // as long as the source's years, list them in order: the figure at position i
                 // is of the i-th year. Otherwise any source year, for verification only.
@@ -2416,6 +2498,22 @@ fn slash_run(text: &str, nums: &[NumberMention], n: &NumberMention) -> Option<(u
 /// (`Interest coverage: 7.52x, 9.91x, 15.76x, blank for FY2024, 29.44x`): as [`slash_run`].
 fn comma_list(text: &str, nums: &[NumberMention], n: &NumberMention) -> Option<(usize, usize)> {
     joined_run(text, nums, n, ",").filter(|&(_, len)| len >= 3)
+}
+
+/// When `n` is one of three or more figures joined only by arrows, a path over years
+/// (`1.05x -> 1.67x -> 1.71x -> 1.20x`): as [`slash_run`].
+fn arrow_run(text: &str, nums: &[NumberMention], n: &NumberMention) -> Option<(usize, usize)> {
+    ["->", "→", "=>"]
+        .iter()
+        .filter_map(|sep| joined_run(text, nums, n, sep))
+        .find(|&(_, len)| len >= 3)
+}
+
+/// `n`'s place in a slash run, a comma list or an arrow path, and the run's length.
+fn series_run(text: &str, nums: &[NumberMention], n: &NumberMention) -> Option<(usize, usize)> {
+    slash_run(text, nums, n)
+        .or_else(|| comma_list(text, nums, n))
+        .or_else(|| arrow_run(text, nums, n))
 }
 
 /// `n`'s position in the run of figures around it joined only by `sep`, and the run's length.

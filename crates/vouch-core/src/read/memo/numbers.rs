@@ -294,7 +294,7 @@ fn mention(text: &str, m: &Raw) -> Option<NumberMention> {
         (Some('-'), Some(c)) if c.is_alphabetic() => return None,
         _ => {}
     }
-    if is_day_of_month(text, start, end, num) {
+    if is_day_of_month(text, start, end, num) || is_leading_zero_label(num) {
         return None;
     }
     let unit_text = m.unit.map_or("", |(s, e)| &text[s..e]);
@@ -325,6 +325,14 @@ fn mention(text: &str, m: &Raw) -> Option<NumberMention> {
         start,
         end,
     })
+}
+
+/// An integer written with a leading zero (`000`, `007`, `0,000`) is a label, not a quantity:
+/// `$000` and `($000)` are how statements say "in thousands of dollars", and no figure is printed
+/// with a leading zero before further digits (a decimal such as `0.45` is read as usual).
+fn is_leading_zero_label(num: &str) -> bool {
+    let int = num.split('.').next().unwrap_or("");
+    !num.contains('.') && int.len() >= 2 && int.starts_with('0')
 }
 
 const MONTHS: &[&str] = &[
@@ -537,6 +545,24 @@ mod tests {
         assert_eq!(one("was $1.04 billion").unit, Unit::Unresolved);
         assert_eq!(one("DSO of 64.2 days").unit, Unit::Days);
         assert_eq!(one("within 6 weeks").unit, Unit::Unresolved);
+    }
+
+    #[test]
+    fn leading_zero_integers_are_labels() {
+        for t in [
+            "(15,414 to 52,826, $000)",
+            "in $000s",
+            "code 007 here",
+            "$0,000",
+        ] {
+            assert!(
+                numbers(t).iter().all(|n| !n.printed.raw.contains("00")),
+                "{t}"
+            );
+        }
+        assert_eq!(numbers("(15,414 to 52,826, $000)").len(), 2);
+        assert_eq!(one("margin 0.45 in").printed.raw, "0.45");
+        assert_eq!(one("was 0 in").printed.raw, "0");
     }
 
     #[test]

@@ -249,8 +249,24 @@ pub fn files_and_urls(
 ) -> (Vec<FileMention>, Vec<(usize, usize)>) {
     let mut files = Vec::new();
     let mut urls = Vec::new();
+    // A code span with spaces that ends in a file extension is one name (`statements (1).csv`,
+    // as a browser names a second download): its tokens are not read apart.
+    let spans = spaced_code_spans(text, extensions);
+    let mut prev: Option<(usize, usize)> = None;
     for (s, e) in tokens(text) {
+        if let Some(&(a, b)) = spans.iter().find(|&&(a, b)| s < b && e > a) {
+            if files.last().is_none_or(|f: &FileMention| f.start != a) {
+                files.push(FileMention {
+                    name: text[a..b].to_string(),
+                    start: a,
+                    end: b,
+                });
+            }
+            prev = None;
+            continue;
+        }
         let raw = &text[s..e];
+        let before = prev.replace((s, e));
         // A URL holds `:` or (`www.`) a dot, and a file name's extension a dot.
         if !raw.bytes().any(|b| b == b'.' || b == b':') {
             continue;
@@ -264,6 +280,21 @@ pub fn files_and_urls(
         if name.is_empty() || !has_extension(name, extensions) {
             continue;
         }
+        // `statements (1).csv` written bare: the copy number joins the word before it.
+        if let Some((ps, pe)) = before.filter(|_| is_copy_suffix(raw.trim_end_matches(strip))) {
+            let word = &text[ps..pe];
+            let plead = word.len() - word.trim_start_matches(strip).len();
+            if plead < word.len() && !word[plead..].ends_with(strip) {
+                let start = ps + plead;
+                let end = s + raw.trim_end_matches(strip).len();
+                files.push(FileMention {
+                    name: text[start..end].to_string(),
+                    start,
+                    end,
+                });
+                continue;
+            }
+        }
         files.push(FileMention {
             name: name.to_string(),
             start: s + lead,
@@ -271,6 +302,34 @@ pub fn files_and_urls(
         });
     }
     (files, urls)
+}
+
+/// `(1).csv`: a browser's copy number before the extension, all of a token.
+fn is_copy_suffix(token: &str) -> bool {
+    let Some(rest) = token.strip_prefix('(') else {
+        return false;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && rest[digits..].starts_with(").")
+}
+
+/// The spans (without the backticks) of one-line code spans that hold white space and end in a
+/// file extension.
+fn spaced_code_spans(text: &str, extensions: &[String]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut rest = 0;
+    while let Some(open) = text[rest..].find('`').map(|k| rest + k) {
+        let Some(close) = text[open + 1..].find('`').map(|k| open + 1 + k) else {
+            break;
+        };
+        let inner = &text[open + 1..close];
+        if inner.contains(' ') && !inner.contains('\n') && has_extension(inner.trim(), extensions) {
+            let lead = inner.len() - inner.trim_start().len();
+            out.push((open + 1 + lead, open + 1 + lead + inner.trim().len()));
+        }
+        rest = close + 1;
+    }
+    out
 }
 
 /// The white-space separated tokens of `text`, as byte spans.
@@ -339,6 +398,28 @@ mod tests {
 
     fn ys(t: &str) -> Vec<i32> {
         years(t).into_iter().map(|y| y.year).collect()
+    }
+
+    fn names(t: &str) -> Vec<String> {
+        files(t, &["csv".to_string(), "md".to_string()])
+            .into_iter()
+            .map(|f| f.name)
+            .collect()
+    }
+
+    #[test]
+    fn a_file_name_with_a_copy_number_is_one_name() {
+        assert_eq!(
+            names("Source: `larkspur_statements (1).csv` (6 rows)."),
+            vec!["larkspur_statements (1).csv"]
+        );
+        assert_eq!(
+            names("Source: larkspur_statements (1).csv, six rows."),
+            vec!["larkspur_statements (1).csv"]
+        );
+        assert_eq!(names("see `memo.md` and `a.csv`"), vec!["memo.md", "a.csv"]);
+        // A parenthesis after a sentence's end is not a copy number.
+        assert_eq!(names("done. (1).csv"), vec!["1).csv"]);
     }
 
     #[test]
