@@ -463,3 +463,40 @@ fn with_a_category_and_a_rule_column_the_rule_column_holds_the_rule() {
         .collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn a_flag_on_a_quantity_the_contract_does_not_define_is_not_checked_but_an_unknown_name_fails() {
+    // `implied_operating_expenses` (a word of `memo.undefined_quantities`): vouch does not
+    // recompute it, so its flag is an unchecked extra (info), never a failure.
+    let with_row = |item: &str| {
+        let mut text = northstar_text("unusual_movements.csv");
+        text.push_str(&format!("2024,{item},yoy_move,0.3180\n"));
+        verify_northstar(with_file(
+            northstar_files(),
+            "unusual_movements.csv",
+            text.into_bytes(),
+        ))
+    };
+    let r = with_row("implied_operating_expenses");
+    assert!(
+        !r.findings
+            .iter()
+            .any(|f| f.id.as_str().starts_with("movements.") && f.status >= Status::Warn),
+        "{}",
+        dump(&r)
+    );
+    assert!(r
+        .findings
+        .iter()
+        .any(|f| f.id.as_str() == "movements.extra_flag"
+            && f.message.contains("implied_operating_expenses")));
+    // A name that is neither an item, a metric nor such a quantity still fails.
+    let r = with_row("widget_count");
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.id.as_str() == "movements.unknown_item" && f.status == Status::Fail),
+        "{}",
+        dump(&r)
+    );
+}

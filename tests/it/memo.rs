@@ -905,6 +905,13 @@ fn figures_agents_write_correctly_are_never_contradicted() {
         "Coverage reached 9.04x in FY2025, far above FY2021's 2.02x.",
         // `between A and B`: the ends of a range over the years.
         "Operating margin lay between 4.41% and 11.64% over FY2021-FY2025.",
+        // A rate per year is over a span, not one year's growth.
+        "FY2025 revenue kept compounding at 15.5% a year.",
+        "FY2025 revenue kept growing 15.5% a year.",
+        // A year after `above` is the baseline's: 262.8 is FY2025's receivables.
+        "Receivables sit well above FY2021 levels (AR 262.8 vs 138.7).",
+        // Years each written next to another figure are theirs, not 1.57x's.
+        "Quick ratio 1.57x (FY2024: 1.62x; series low 1.50x in FY2023).",
         // The whole after a count is a count.
         "FY2025 net margin ranks 1 of 5 in the series at 8.13%.",
     ] {
@@ -964,6 +971,11 @@ fn the_same_figures_written_wrong_are_still_contradicted() {
         (
             "**Receivables (`calculated_metrics.csv`):** receivables growth FY2023 13.22%, FY2024 33.96%.",
             "33.96%",
+        ),
+        // `a year ago` is no rate per year: 12.0% is FY2025's revenue growth, said wrong.
+        (
+            "FY2025 revenue grew 12.0% on a year ago.",
+            "12.0%",
         ),
         // The clause before `because` keeps its own figure.
         (

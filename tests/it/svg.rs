@@ -240,6 +240,33 @@ fn fidelity_matches_the_longest_metric_name_in_a_title() {
 }
 
 #[test]
+fn a_money_unit_beside_growth_words_allows_the_levels() {
+    // `Revenue ($m) with YoY growth`: the bars are revenue levels (growth may be their labels);
+    // either form is allowed, so the revenue bars are not judged as growth.
+    let svg = northstar_text("financial_trends.svg").replacen(
+        ">Revenue<",
+        ">Revenue ($m) with YoY growth<",
+        1,
+    );
+    let report = chart_report(&svg);
+    assert!(
+        !report
+            .findings
+            .iter()
+            .any(|f| f.id.as_str() == "svg.fidelity" && f.status == Status::Fail),
+        "{}",
+        dump(&report)
+    );
+    // Without the unit the title pins revenue growth, and the level bars misfit it.
+    let svg =
+        northstar_text("financial_trends.svg").replacen(">Revenue<", ">Revenue YoY growth<", 1);
+    assert!(
+        has(&chart_report(&svg), "svg.fidelity", Status::Fail),
+        "the growth title still pins growth"
+    );
+}
+
+#[test]
 fn a_huge_hostile_chart_is_judged_in_bounded_time() {
     // Thousands of overlapping frames, each holding everything: the geometric searches hit the
     // work budget instead of running quadratically.

@@ -30,7 +30,7 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Movements;
     CheckId::MovementsSpurious, Fail, "A listed (year, item) is not supported by any rule (or is dated in the first source year or outside the source).",
         why: "A row no rule supports, or one dated in the first source year or outside the source, flags a movement that did not happen and sends the reader chasing noise.",
         fix: "Remove the row or correct its year or item; check the script's threshold test (inclusive, exact arithmetic, growth on the absolute prior value).";
-    CheckId::MovementsUnknownItem, Fail, "A row's item is neither a source line item nor a §2 metric (a warning when its year and change are those of a flag that is otherwise missing: the flag under another name).",
+    CheckId::MovementsUnknownItem, Fail, "A row's item is neither a source line item nor a §2 metric (a warning when its year and change are those of a flag that is otherwise missing: the flag under another name; an extra flag, info, when its name says it is a quantity the contract does not define, such as `implied_operating_expenses`).",
         why: "An item that is neither a source line item nor a contract metric cannot be traced to any data, so a reader cannot check what moved; it only warns when its year and change match an expected flag.",
         fix: "Name the item by its source header, canonical name or alias, or by a metric id or synonym (e.g. `accounts_receivable`, `operating_margin`).";
     CheckId::MovementsRuleMismatch, Warn, "A row names a rule that does not fire, while another rule supports the pair.",
@@ -405,7 +405,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
     }
     judge_changes(ctx, truth, &table, &rows.judged, &mut reading, out);
     report_missing(ctx, truth, &rows.listed, &mut rows.unknown, out);
-    report_unknown(name, rows.unknown, out);
+    report_unknown(ctx.spec, name, rows.unknown, out);
     reading
 }
 
@@ -923,10 +923,34 @@ fn report_missing(
     }
 }
 
-/// The rows whose item is neither a source line item nor a §2 metric, in row order.
-fn report_unknown(name: &str, mut unknown: Vec<Unknown>, out: &mut Vec<Finding>) {
+/// The rows whose item is neither a source line item nor a §2 metric, in row order. An item
+/// whose name says it is a quantity the contract does not define (`implied_operating_expenses`,
+/// `dso_days`: a word of `memo.undefined_quantities`) is not checked (info): its flag may be
+/// right, and vouch does not recompute it.
+fn report_unknown(spec: &Spec, name: &str, mut unknown: Vec<Unknown>, out: &mut Vec<Finding>) {
     unknown.sort_by_key(|u| u.location.row);
     for u in unknown {
+        let folded = crate::names::fold(&u.item);
+        let words: Vec<&str> = crate::names::tokens(&folded).collect();
+        let undefined = spec.memo.undefined_quantities.iter().find(|q| {
+            let q: Vec<&str> = q.split_whitespace().collect();
+            !q.is_empty() && words.windows(q.len()).any(|w| w == q.as_slice())
+        });
+        if let Some(q) = undefined {
+            out.push(
+                Finding::info(
+                    CheckId::MovementsExtraFlag,
+                    format!(
+                        "`{}` is a quantity the contract does not define (`{q}`): its flag is \
+                         not checked",
+                        u.item
+                    ),
+                )
+                .artifact(name)
+                .at(u.location),
+            );
+            continue;
+        }
         out.push(
             Finding::fail(
                 CheckId::MovementsUnknownItem,

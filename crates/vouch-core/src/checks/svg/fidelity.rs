@@ -145,6 +145,20 @@ pub enum Form {
     Change,
 }
 
+/// Words of a title that state a money unit (its levels are in it).
+const MONEY_WORDS: &[&str] = &[
+    "usd",
+    "eur",
+    "gbp",
+    "m",
+    "mn",
+    "mm",
+    "millions",
+    "bn",
+    "thousands",
+    "000",
+];
+
 /// Words of a title that make its items' growth the plotted quantity.
 const GROWTH_WORDS: &[&str] = &["growth", "yoy", "change", "changes", "grew", "delta"];
 
@@ -166,12 +180,20 @@ pub fn quantities(title: &str, spec: &Spec, stmts: &Statements) -> (Vec<(Target,
     let growth_words = words.iter().filter(|w| GROWTH_WORDS.contains(w)).count();
     let own_growth = targets.iter().filter(|t| names_growth(t)).count();
     let growth = growth_words > own_growth;
+    // A money unit beside the growth words (`Revenue ($m) with YoY growth`): the levels are
+    // plotted too, perhaps with the growth as labels; either form, not pinned.
+    let money = title.contains(['$', '€', '£']) || words.iter().any(|w| MONEY_WORDS.contains(w));
     let mut out = Vec::new();
     let mut pinned = targets.len() == 1;
     for t in &targets {
         match (t, growth) {
             (_, false) => out.push((*t, Form::Level)),
             (Target::Metric(_), true) if names_growth(t) => out.push((*t, Form::Level)),
+            (Target::Item(_), true) if money => {
+                out.push((*t, Form::Level));
+                out.push((*t, Form::Growth));
+                pinned = false;
+            }
             (Target::Item(_), true) => out.push((*t, Form::Growth)),
             (Target::Metric(_), true) => {
                 // A margin's "change": in points or relative; not pinned.

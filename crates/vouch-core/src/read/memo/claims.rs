@@ -1504,6 +1504,16 @@ fn read_sentence(
             }
             // `operating income would be about 1,326, an operating margin of 22.4%`: a figure
             // after a word of supposition is what would be, not what was.
+            // `growing revenue 9.7% a year`: a rate per year over a span the sentence does not
+            // pin down (a CAGR or an average), not one year's change.
+            if n.unit == Unit::Percent && per_year(&text[n.end..]) {
+                emit(
+                    n,
+                    Target::Unverified("a rate per year over a span (`a year`, `annually`)".into()),
+                    &plausible,
+                );
+                continue;
+            }
             if hypothetical_at.is_some_and(|h| h < n.start) {
                 emit(
                     n,
@@ -2316,57 +2326,68 @@ fn read_sentence(
             );
             let mut span = None;
             let mut own_years = true;
-            let mut years: Vec<i32> = if let Some(y) = adjacent {
-                vec![y.year]
-            } else if let Some(y) = paren_year(n.start) {
-                // `in 2025 (operating margin 8.3%, FCF 280)`: the year the parenthesis follows.
-                vec![y]
-            } else if clause_range.is_some() || (cys.is_empty() && !ranges.is_empty()) {
-                let r = clause_range.or(ranges.first()).expect("a range");
-                let moves = cues.change.any(cw)
-                    || cw.iter().any(|w| w.lower == "from")
-                    || arrows(&text[cl.start..cl.end]);
-                if moves || (clause_range.is_none() && (prior_sentence || change_sentence)) {
-                    // `from X to Y (FY2021-FY2025)`: the two ends; `expanded by 225 bps between
-                    // FY21 and FY25`: the change over the span.
-                    certain &= clause_range.is_some();
-                    own_years = clause_range.is_some();
-                    span = Some((r.0, r.1));
-                    vec![r.0, r.1]
+            let mut years: Vec<i32> =
+                if let Some(y) = adjacent {
+                    vec![y.year]
+                } else if let Some(y) = paren_year(n.start) {
+                    // `in 2025 (operating margin 8.3%, FCF 280)`: the year the parenthesis follows.
+                    vec![y]
+                } else if clause_range.is_some() || (cys.is_empty() && !ranges.is_empty()) {
+                    let r = clause_range.or(ranges.first()).expect("a range");
+                    let moves = cues.change.any(cw)
+                        || cw.iter().any(|w| w.lower == "from")
+                        || arrows(&text[cl.start..cl.end]);
+                    if moves || (clause_range.is_none() && (prior_sentence || change_sentence)) {
+                        // `from X to Y (FY2021-FY2025)`: the two ends; `expanded by 225 bps between
+                        // FY21 and FY25`: the change over the span.
+                        certain &= clause_range.is_some();
+                        own_years = clause_range.is_some();
+                        span = Some((r.0, r.1));
+                        vec![r.0, r.1]
+                    } else {
+                        emit(
+                            n,
+                            Target::Unverified("a figure over a span of years".into()),
+                            &plausible,
+                        );
+                        continue;
+                    }
+                } else if !free_years.is_empty() {
+                    free_years
+                } else if !sentence_years.is_empty()
+                // `Quick ratio 1.02x (2024: 1.25x; series low 1.01x in 2022)`: years each written
+                // next to another figure are theirs, none this one's (a year heading the
+                // sentence, `2022: OCF 168.4, …`, is every figure's).
+                && (ys.len() < 2 || !ys.iter().all(|y| {
+                    nums.iter().any(|m| {
+                        m.start != n.start
+                            && ((m.start >= y.end && leads(&text[y.end..m.start]))
+                                || adjacent_year(text, ys, &ranged, nums, m)
+                                    .is_some_and(|a| a.start == y.start))
+                    })
+                })) {
+                    // One year heading the sentence (`FY2020: income_tax +96.8%; …`) is every
+                    // clause's; otherwise a year of another clause is borrowed.
+                    let heads = sentence_years.len() == 1
+                        && ys.first().is_some_and(|y| y.start < nums[0].start);
+                    certain &= heads;
+                    own_years = heads;
+                    sentence_years.clone()
+                } else if !default_years.is_empty() {
+                    default_years.to_vec()
+                } else if let Some(all) = ctx.years().filter(|all| {
+                    series_run(text, &cnums, &n).is_some_and(|(_, len)| len == all.len())
+                }) {
+                    // A run as long as the source's years names them in order (below).
+                    all.to_vec()
                 } else {
                     emit(
                         n,
-                        Target::Unverified("a figure over a span of years".into()),
+                        Target::Ambiguous("no year is named in its sentence".into()),
                         &plausible,
                     );
                     continue;
-                }
-            } else if !free_years.is_empty() {
-                free_years
-            } else if !sentence_years.is_empty() {
-                // One year heading the sentence (`FY2020: income_tax +96.8%; …`) is every
-                // clause's; otherwise a year of another clause is borrowed.
-                let heads = sentence_years.len() == 1
-                    && ys.first().is_some_and(|y| y.start < nums[0].start);
-                certain &= heads;
-                own_years = heads;
-                sentence_years.clone()
-            } else if !default_years.is_empty() {
-                default_years.to_vec()
-            } else if let Some(all) = ctx
-                .years()
-                .filter(|all| series_run(text, &cnums, &n).is_some_and(|(_, len)| len == all.len()))
-            {
-                // A run as long as the source's years names them in order (below).
-                all.to_vec()
-            } else {
-                emit(
-                    n,
-                    Target::Ambiguous("no year is named in its sentence".into()),
-                    &plausible,
-                );
-                continue;
-            };
+                };
             // `fell 16.9% from $133,819m (FY2019) to $111,262m (FY2023)`: the change between the
             // first and last year its clause names.
             if span.is_none() && (prior_sentence || change_sentence) && years.len() >= 2 {
@@ -2407,6 +2428,23 @@ fn read_sentence(
                         }
                     }
                 }
+            }
+            // `well above FY2021 levels (AR 102.8 vs 67.6)`: a year after a word of comparison is
+            // the baseline's; a figure not written next to it may be of the later year.
+            if adjacent.is_none()
+                && !years.is_empty()
+                && years.iter().all(|&y| {
+                    // The clause's mentions of the year, else the sentence's (a heading year).
+                    let pool = if cys.iter().any(|m| m.year == y) {
+                        &cys[..]
+                    } else {
+                        ys
+                    };
+                    let mut of_y = pool.iter().filter(|m| m.year == y).peekable();
+                    of_y.peek().is_some() && of_y.all(|m| baseline_year(text, m.start))
+                })
+            {
+                certain = false;
             }
             // A clause's years all written after a comma that follows the figure belong to the
             // phrase the comma opens (`Coverage fell to 1.92x, with a rise only in FY2021`), not
@@ -2498,6 +2536,46 @@ fn slash_run(text: &str, nums: &[NumberMention], n: &NumberMention) -> Option<(u
 /// (`Interest coverage: 7.52x, 9.91x, 15.76x, blank for FY2024, 29.44x`): as [`slash_run`].
 fn comma_list(text: &str, nums: &[NumberMention], n: &NumberMention) -> Option<(usize, usize)> {
     joined_run(text, nums, n, ",").filter(|&(_, len)| len >= 3)
+}
+
+/// Whether the year written at `at` follows a word of comparison (`above FY2021 levels`, `than
+/// in 2019`, `below the 2021 level`): a baseline.
+fn baseline_year(text: &str, at: usize) -> bool {
+    let words: Vec<String> = text[..at]
+        .rsplit(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(3)
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let mut it = words.iter().map(String::as_str);
+    let mut w = it.next();
+    while matches!(w, Some("the" | "its" | "in" | "their")) {
+        w = it.next();
+    }
+    matches!(w, Some("above" | "below" | "than" | "beyond" | "under"))
+}
+
+/// Whether `after` (the text right after a percent) opens with `a year`, `per year`, `per
+/// annum`, `annually` or `each year`, not followed by `ago`, `earlier`, `before` or `prior`.
+fn per_year(after: &str) -> bool {
+    let mut ws = after
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase);
+    let (a, b, c) = (ws.next(), ws.next(), ws.next());
+    let lead = after.trim_start();
+    if !lead.starts_with(|ch: char| ch.is_alphabetic()) {
+        return false;
+    }
+    let rate = match (a.as_deref(), b.as_deref()) {
+        (Some("annually" | "annualised" | "annualized"), _) => return true,
+        (Some("a" | "per" | "each"), Some("year" | "yr" | "annum")) => true,
+        _ => false,
+    };
+    rate && !matches!(
+        c.as_deref(),
+        Some("ago" | "earlier" | "before" | "prior" | "on")
+    )
 }
 
 /// When `n` is one of three or more figures joined only by arrows, a path over years
