@@ -500,3 +500,31 @@ fn a_flag_on_a_quantity_the_contract_does_not_define_is_not_checked_but_an_unkno
         dump(&r)
     );
 }
+
+#[test]
+fn fiscal_year_labels_in_the_source_year_column_are_their_years() {
+    // `FY2021` … in the year column: the user's copy names its years as plainly as `2021`.
+    let text = northstar_source_text();
+    let mut labelled = String::new();
+    for (i, line) in text.lines().enumerate() {
+        if i == 0 {
+            labelled.push_str(line);
+        } else {
+            labelled.push_str(&format!("FY{line}"));
+        }
+        labelled.push('\n');
+    }
+    let name = "northstar_cloud_financial_statements.csv";
+    let r = verify_files(northstar_files(), name, &labelled);
+    assert_eq!(r.verdict(), vouch::Verdict::Accept, "{}", dump(&r));
+    // A label that is no year still fails.
+    let bad = labelled.replacen("FY2023", "FYQ3", 1);
+    let r = verify_files(northstar_files(), name, &bad);
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.id.as_str() == "source.year_invalid"),
+        "{}",
+        dump(&r)
+    );
+}

@@ -912,6 +912,10 @@ fn figures_agents_write_correctly_are_never_contradicted() {
         "Receivables sit well above FY2021 levels (AR 262.8 vs 138.7).",
         // Years each written next to another figure are theirs, not 1.57x's.
         "Quick ratio 1.57x (FY2024: 1.62x; series low 1.50x in FY2023).",
+        // The year of a prior value after `from` is that value's: 9.04x is FY2025's coverage.
+        "Interest coverage reached 9.04x in the latest year, up from 2.02x in FY2021.",
+        // A percent continuing a share (`from 29.1% of revenue … to 26.8% …`) is a share too.
+        "Cost of revenue fell from 29.09% of revenue in FY2021 to 26.84% in FY2025 and 27.47% in FY2024.",
         // The whole after a count is a count.
         "FY2025 net margin ranks 1 of 5 in the series at 8.13%.",
     ] {
@@ -976,6 +980,24 @@ fn the_same_figures_written_wrong_are_still_contradicted() {
         (
             "FY2025 revenue grew 12.0% on a year ago.",
             "12.0%",
+        ),
+        // `had jumped from X (FY2023)` binds X to the item before it, whatever else its clause
+        // names (equity was 849.7 in FY2023).
+        (
+            "In FY2024, equity had jumped from 879.7 (FY2023) on only 79.6 of net income.",
+            "879.7",
+        ),
+        // `the +X change in FY2025` is the item's change in that year (current liabilities rose
+        // 65.6 in FY2025).
+        (
+            "Current liabilities: explain the +85.6 change in FY2025.",
+            "85.6",
+        ),
+        // The base of another figure's share does not make this one uncertain (capex FY2025
+        // grew 4.75 %).
+        (
+            "Capex: 92.6 in FY2025 (+9.75% YoY), 1.2x of D&A and 6.18% of revenue.",
+            "9.75%",
         ),
         // The clause before `because` keeps its own figure.
         (

@@ -161,7 +161,7 @@ pub struct Statements {
     pub file_name: String,
     pub sha256: String,
     pub rows: usize,
-    /// One per row; `None` where the year cell is not an integer.
+    /// One per row; `None` where the year cell is neither an integer nor a fiscal-year label.
     pub years: Vec<Option<i32>>,
     pub items: Vec<LineItem>,
     /// spec column index → item index.
@@ -462,9 +462,17 @@ fn build(
     if let Some(h) = col_header[year_col] {
         for (r, row) in data.iter().enumerate() {
             let raw = cell(row, h);
+            // A fiscal-year label (`FY2021`, `FY 2021`, `FY21`) names its year as plainly.
             let y = parse_number(raw)
                 .filter(|p| p.value.is_integer() && is_plain_number(raw) && !raw.contains(','))
-                .and_then(|p| num_traits::ToPrimitive::to_i32(&p.value.to_integer()));
+                .and_then(|p| num_traits::ToPrimitive::to_i32(&p.value.to_integer()))
+                .or_else(|| {
+                    raw.trim()
+                        .get(..2)
+                        .is_some_and(|p| p.eq_ignore_ascii_case("fy"))
+                        .then(|| crate::names::parse_year_label(raw))
+                        .flatten()
+                });
             if y.is_none() {
                 problems.push(Problem::YearInvalid {
                     row: r + 1,

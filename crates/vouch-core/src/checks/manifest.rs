@@ -75,7 +75,19 @@ const YEAR_RANGE_KEYS: [(&str, &str); 7] = [
 
 /// Read `year_range` in any of its accepted shapes.
 pub fn parse_year_range(v: &Value) -> Option<(i32, i32)> {
-    let year = |v: &Value| -> Option<i32> { v.as_i64().and_then(|y| i32::try_from(y).ok()) };
+    // An integer, or a fiscal-year label string (`"FY2020"`) as the source's own rows may be.
+    let year = |v: &Value| -> Option<i32> {
+        match v {
+            Value::String(s)
+                if s.trim()
+                    .get(..2)
+                    .is_some_and(|p| p.eq_ignore_ascii_case("fy")) =>
+            {
+                crate::names::parse_year_label(s)
+            }
+            _ => v.as_i64().and_then(|y| i32::try_from(y).ok()),
+        }
+    };
     match v {
         Value::Array(a) if a.len() == 2 => Some((year(&a[0])?, year(&a[1])?)),
         // `{"start", "end"}`, or the same pair under another common name (`first`/`last`,
@@ -681,6 +693,17 @@ mod tests {
         );
         assert_eq!(parse_year_range(&json!([2021.5, 2025])), None);
         assert_eq!(parse_year_range(&json!("FY21-FY25")), None);
+        // Fiscal-year labels, as a source's rows may carry them (t-bexley-fast, c-yarrow).
+        assert_eq!(
+            parse_year_range(&json!(["FY2020", "FY2025"])),
+            Some((2020, 2025))
+        );
+        assert_eq!(
+            parse_year_range(&json!({"first": "FY2020", "last": "FY2025"})),
+            Some((2020, 2025))
+        );
+        assert_eq!(parse_year_range(&json!(["FYQ1", 2025])), None);
+        assert_eq!(parse_year_range(&json!(["2020", 2025])), None);
         // Agents name the pair otherwise, and add a label or the years (y-meridian-fast).
         assert_eq!(
             parse_year_range(

@@ -19,8 +19,8 @@ pub const CHECKS: &[CheckDef] = crate::checks![Family::Source;
     CheckId::SourceNumberTooLong, Fail, "A source cell is a decimal longer than vouch reads as a number (512 characters): vouch cannot use the source, and says so rather than call the number malformed.",
         why: "A decimal longer than 512 characters is beyond what vouch reads as a number, so figures that depend on it cannot be recomputed; vouch says so instead of calling a possibly valid number malformed.",
         fix: "Write the value in the source CSV at a normal precision (a few decimals is plenty for statements) and verify again.";
-    CheckId::SourceYearInvalid, Fail, "A year cell is not an integer.",
-        why: "A year cell that is not a plain integer (e.g. `2023.5`, `FY23`) cannot place its row in time, so year-over-year metrics, movement flags and the manifest's year range cannot be recomputed.",
+    CheckId::SourceYearInvalid, Fail, "A year cell is neither an integer nor a fiscal-year label (`FY2021`, `FY 2021`, `FY21`).",
+        why: "A year cell that is not a plain integer (e.g. `2023.5`, `Q3 2023`) cannot place its row in time, so year-over-year metrics, movement flags and the manifest's year range cannot be recomputed.",
         fix: "Write every cell of the source CSV's year column as a plain integer such as `2023`.";
     CheckId::SourceYearDuplicate, Fail, "A year appears in more than one row.",
         why: "Two rows for one year are two different statements for the same period; growth, averages and flags around that year would depend on which row is read.",
@@ -87,7 +87,7 @@ pub fn check(stmts: &Statements, out: &mut Vec<Finding>) {
             .at(Location { row: Some(*row), column: Some(header.clone()), year: *year, ..Default::default() }),
             Problem::YearInvalid { row, cell } => Finding::fail(
                 CheckId::SourceYearInvalid,
-                format!("year `{cell}` is not an integer"),
+                format!("year `{cell}` is neither an integer nor a fiscal-year label"),
             )
             .at(Location { row: Some(*row), ..Default::default() }),
             Problem::YearDuplicate { row, year } => Finding::fail(

@@ -597,7 +597,7 @@ const VERBS: &[&str] = &[
 ];
 const LINKS: &[&str] = &[
     "in", "of", "the", "for", "was", "were", "is", "are", "at", "to", "reached", "stood", "up",
-    "down", "million", "millions", "mn", "m", "usd", "fy",
+    "down", "million", "millions", "mn", "m", "usd", "fy", "had", "has", "have", "been", "from",
 ];
 
 /// Words between a name and its number, past another number, that only carry the same item on
@@ -953,8 +953,14 @@ fn clauses(
                     .trim_matches(|c: char| c.is_whitespace() || c == '*' || c == '_')
                     .is_empty()
             });
-        if (number_before || label) && matches!((next_mark, next_num), (Some(m), Some(n)) if m < n)
-        {
+        // (A name with no figure after it opens a clause of its own too: `the 2025 cut in
+        // operating expenses (1,113.3 -> 470.1) and the rise in cost of revenue`.)
+        let name_next = match (next_mark, next_num) {
+            (Some(m), Some(n)) => m < n,
+            (Some(_), None) => true,
+            _ => false,
+        };
+        if (number_before || label) && name_next {
             cuts.push((start, false));
             segment = start;
         }
@@ -1574,7 +1580,9 @@ fn read_sentence(
                     .is_some_and(|m| {
                         whole(m)
                             && m.printed.value <= n.printed.value
-                            && text[m.end..n.start].trim().eq_ignore_ascii_case("of")
+                            && text
+                                .get(m.end..n.start)
+                                .is_some_and(|g| g.trim().eq_ignore_ascii_case("of"))
                     });
             if of_number || of_whole {
                 emit(
@@ -1643,10 +1651,16 @@ fn read_sentence(
             // `the 634.9 rise in total liabilities`: a change of what is named right after it,
             // whatever was named before; which change (a year's, a span's) is not certain.
             let next_two = span_words(ws, n.end, cl.end.max(n.end));
+            // (`the +149.5 change in FY2025`: a year after it names when, not what.)
             let change_of_next = next_two.len() >= 3
                 && CHANGE_NOUNS.contains(&next_two[0].lower.as_str())
                 && matches!(next_two[1].lower.as_str(), "in" | "of")
-                && !text[n.end..next_two[1].end].contains([',', ';', '(', ')']);
+                && !text[n.end..next_two[1].end].contains([',', ';', '(', ')'])
+                && !(next_two[1].lower == "in"
+                    && ys.iter().any(|y| {
+                        y.start >= next_two[1].end
+                            && text[next_two[1].end..y.start].trim().is_empty()
+                    }));
             if change_of_next {
                 emit(
                     n,
@@ -1884,7 +1898,14 @@ fn read_sentence(
                         MarkKind::Known(e) if money(ctx, e) => Some(Subject::One(e)),
                         _ => None,
                     });
-                let stated = match (sentence_years.iter().min(), sentence_years.iter().max()) {
+                // Years after a `;` that follows the figure are another clause's (`… (3.6%
+                // CAGR), unevenly; it declined in FY2023, FY2024`).
+                let own: Vec<i32> = dedup(
+                    ys.iter()
+                        .filter(|y| !(y.start > n.end && text[n.end..y.start].contains(';')))
+                        .map(|y| y.year),
+                );
+                let stated = match (own.iter().min(), own.iter().max()) {
                     (Some(&lo), Some(&hi)) if lo < hi => Some((lo, hi)),
                     _ => None,
                 };
@@ -1927,7 +1948,8 @@ fn read_sentence(
                     == 1;
                 // So is one right after the two years of its span.
                 let certain_cagr = one_item
-                    && (lead_span.is_some() || (stated.is_some() && sentence_years.len() == 2));
+                    && (lead_span.is_some()
+                        || (stated.is_some() && sentence_years.len() == 2 && own.len() == 2));
                 if let (Some(subject), Some((lo, hi))) = (item, span) {
                     emit(
                         n,
@@ -2053,8 +2075,11 @@ fn read_sentence(
                 .flatten();
             let mut share_base: Option<Entity> = None;
             // `0.5% of revenue, 2.2% of OCF and 9.7% of net income`: the item before a share is
-            // the base of the share before it, not this one's numerator (named elsewhere).
-            if let (Ok(Subject::One(a)), Some(_)) = (&subject, &share) {
+            // the base of the share before it, not this one's numerator (named elsewhere); so
+            // for a percent that continues it (`from 92.7% of revenue in 2023 to 86.8% in 2024`).
+            if let (Ok(Subject::One(a)), true) =
+                (&subject, share.is_some() || n.unit == Unit::Percent)
+            {
                 let base_of_earlier_share = ms
                     .iter()
                     .rfind(|m| m.end <= n.start && matches!(m.kind, MarkKind::Known(x) if x == *a))
@@ -2125,12 +2150,22 @@ fn read_sentence(
                 Subject::One(a) => vec![a],
                 Subject::Ratio(a, b) | Subject::Combined(a, _, b) => vec![a, b],
             };
-            let others = cms.iter().filter(|m| !aside(m)).any(|m| match m.kind {
-                MarkKind::Known(x) => !own.contains(&x) && Some(x) != share_base,
-                MarkKind::Ratio(a, b) => Subject::Ratio(a, b) != subject,
-                MarkKind::Combined(a, op, b) => Subject::Combined(a, op, b) != subject,
-                MarkKind::Unknown(_) => false,
-            });
+            // `…, 1.07x of D&A and 4.26% of revenue`: the base of another figure's share is
+            // that share's, not a rival subject of this figure.
+            let base_of_other_share = |m: &Mark| {
+                let before = text[..m.start].trim_end();
+                (before.ends_with("% of") || before.ends_with("percent of"))
+                    && !(n.end <= m.start && text[n.end..m.start].trim() == "of")
+            };
+            let others = cms
+                .iter()
+                .filter(|m| !aside(m) && !base_of_other_share(m))
+                .any(|m| match m.kind {
+                    MarkKind::Known(x) => !own.contains(&x) && Some(x) != share_base,
+                    MarkKind::Ratio(a, b) => Subject::Ratio(a, b) != subject,
+                    MarkKind::Combined(a, op, b) => Subject::Combined(a, op, b) != subject,
+                    MarkKind::Unknown(_) => false,
+                });
             // An undefined quantity right after the number (`12% of billings`, `45 days`), or
             // qualifying its subject (`cumulative reported net income of 1,105.3`).
             let unknown_near = cms.iter().any(|m| {
@@ -2300,6 +2335,17 @@ fn read_sentence(
                             m.start != n.start
                                 && m.end <= y.start
                                 && text[m.end..y.start].trim_start().starts_with('(')
+                                && adjacent_year(text, &cys, &ranged, &cnums, m)
+                                    .is_some_and(|a| a.start == y.start)
+                        })
+                    })
+                    // `was 1.43x, down from 1.74x in 2021`: the year of a prior value after
+                    // `from` is that value's, not the figure's before it.
+                    .filter(|y| {
+                        !cnums.iter().any(|m| {
+                            m.start > n.end
+                                && m.end <= y.start
+                                && ends_with_word(&text[..m.start], "from")
                                 && adjacent_year(text, &cys, &ranged, &cnums, m)
                                     .is_some_and(|a| a.start == y.start)
                         })
@@ -2536,6 +2582,15 @@ fn slash_run(text: &str, nums: &[NumberMention], n: &NumberMention) -> Option<(u
 /// (`Interest coverage: 7.52x, 9.91x, 15.76x, blank for FY2024, 29.44x`): as [`slash_run`].
 fn comma_list(text: &str, nums: &[NumberMention], n: &NumberMention) -> Option<(usize, usize)> {
     joined_run(text, nums, n, ",").filter(|&(_, len)| len >= 3)
+}
+
+/// Whether `t`, trimmed, ends in the whole word `w` (ASCII, any case).
+fn ends_with_word(t: &str, w: &str) -> bool {
+    let t = t.trim_end().as_bytes();
+    let w = w.as_bytes();
+    t.len() >= w.len()
+        && t[t.len() - w.len()..].eq_ignore_ascii_case(w)
+        && (t.len() == w.len() || !t[t.len() - w.len() - 1].is_ascii_alphanumeric())
 }
 
 /// Whether the year written at `at` follows a word of comparison (`above FY2021 levels`, `than

@@ -449,7 +449,8 @@ fn select(view: &View, mut candidates: Vec<Candidate>, mut truncated: bool) -> D
 /// holding it, or the canvas) is attached to the nearest frame inside that home level with its
 /// centre, across or along; each frame with attached texts becomes one more candidate: the
 /// frame's content plus those texts, its area their bounding box. A text centred between frames
-/// (a figure title) is attached to none.
+/// (a figure title), or as near to two frames as to either (a note under two panels), is
+/// attached to none.
 fn extend_frames(v: &View, candidates: &mut Vec<Candidate>, budget: &mut Budget) {
     let tol = v.tol;
     let frames: Vec<(usize, BBox)> = candidates
@@ -468,7 +469,7 @@ fn extend_frames(v: &View, candidates: &mut Vec<Candidate>, budget: &mut Budget)
             .filter(|(_, b)| b.contains(&tb, tol))
             .min_by(|a, b| area(&a.1).total_cmp(&area(&b.1)))
             .map(|h| h.1);
-        let nearest = frames
+        let levels: Vec<(usize, f64)> = frames
             .iter()
             .enumerate()
             .filter(|(_, (_, b))| {
@@ -494,8 +495,12 @@ fn extend_frames(v: &View, candidates: &mut Vec<Candidate>, budget: &mut Budget)
                 let dy = (b.y0 - tb.y1).max(tb.y0 - b.y1).max(0.0);
                 (k, dx.max(dy))
             })
-            .min_by(|a, b| a.1.total_cmp(&b.1));
-        if let Some((k, _)) = nearest {
+            .collect();
+        let nearest = levels.iter().min_by(|a, b| a.1.total_cmp(&b.1));
+        // As near to two frames (a source note centred under two panels): attached to none.
+        let tied = nearest
+            .is_some_and(|&(k, d)| levels.iter().any(|&(j, e)| j != k && (e - d).abs() <= tol));
+        if let (Some(&(k, _)), false) = (nearest, tied) {
             attached[k].push(t);
         }
     }
