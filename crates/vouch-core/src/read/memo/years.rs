@@ -252,9 +252,16 @@ pub fn files_and_urls(
     // A code span with spaces that ends in a file extension is one name (`statements (1).csv`,
     // as a browser names a second download): its tokens are not read apart.
     let spans = spaced_code_spans(text, extensions);
-    let mut prev: Option<(usize, usize)> = None;
-    for (s, e) in tokens(text) {
-        if let Some(&(a, b)) = spans.iter().find(|&&(a, b)| s < b && e > a) {
+    let in_span = |s: usize, e: usize| spans.iter().copied().find(|&(a, b)| s < b && e > a);
+    // A URL holds `:` or (`www.`) a dot, and a file name's extension a dot: only the white-space
+    // separated tokens that hold one are read, found from those bytes rather than by splitting
+    // the whole text.
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(k) = bytes[from..].iter().position(|&b| b == b'.' || b == b':') {
+        let (s, e) = token_around(text, from + k);
+        from = e.max(from + k + 1);
+        if let Some((a, b)) = in_span(s, e) {
             if files.last().is_none_or(|f: &FileMention| f.start != a) {
                 files.push(FileMention {
                     name: text[a..b].to_string(),
@@ -262,15 +269,9 @@ pub fn files_and_urls(
                     end: b,
                 });
             }
-            prev = None;
             continue;
         }
         let raw = &text[s..e];
-        let before = prev.replace((s, e));
-        // A URL holds `:` or (`www.`) a dot, and a file name's extension a dot.
-        if !raw.bytes().any(|b| b == b'.' || b == b':') {
-            continue;
-        }
         let lead = raw.len() - raw.trim_start_matches(strip).len();
         if is_url(&raw[lead..]) {
             urls.push((s, e));
@@ -280,7 +281,9 @@ pub fn files_and_urls(
         if name.is_empty() || !has_extension(name, extensions) {
             continue;
         }
-        // `statements (1).csv` written bare: the copy number joins the word before it.
+        // `statements (1).csv` written bare: the copy number joins the word before it (not one
+        // inside a code span).
+        let before = token_before(text, s).filter(|&(ps, pe)| in_span(ps, pe).is_none());
         if let Some((ps, pe)) = before.filter(|_| is_copy_suffix(raw.trim_end_matches(strip))) {
             let word = &text[ps..pe];
             let plead = word.len() - word.trim_start_matches(strip).len();
@@ -302,6 +305,34 @@ pub fn files_and_urls(
         });
     }
     (files, urls)
+}
+
+/// The white-space separated token of `text` that holds byte `p` (an ASCII byte).
+fn token_around(text: &str, p: usize) -> (usize, usize) {
+    let s = text[..p]
+        .char_indices()
+        .rev()
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let e = text[p..]
+        .char_indices()
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(text.len(), |(k, _)| p + k);
+    (s, e)
+}
+
+/// The token before the one that starts at `s`, if any.
+fn token_before(text: &str, s: usize) -> Option<(usize, usize)> {
+    let pe = text[..s].trim_end().len();
+    if pe == 0 {
+        return None;
+    }
+    let ps = text[..pe]
+        .char_indices()
+        .rev()
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    Some((ps, pe))
 }
 
 /// `(1).csv`: a browser's copy number before the extension, all of a token.
@@ -330,27 +361,6 @@ fn spaced_code_spans(text: &str, extensions: &[String]) -> Vec<(usize, usize)> {
         rest = close + 1;
     }
     out
-}
-
-/// The white-space separated tokens of `text`, as byte spans.
-fn tokens(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        let rest = &text[i..];
-        let start = i + (rest.len() - rest.trim_start().len());
-        if start == bytes.len() {
-            i = start;
-            return None;
-        }
-        let tail = &text[start..];
-        let end = tail
-            .char_indices()
-            .find(|(_, c)| c.is_whitespace())
-            .map_or(bytes.len(), |(k, _)| start + k);
-        i = end;
-        Some((start, end))
-    })
 }
 
 /// A link destination that names a file (not a URL, not a fragment), without query or fragment.
@@ -398,6 +408,103 @@ mod tests {
 
     fn ys(t: &str) -> Vec<i32> {
         years(t).into_iter().map(|y| y.year).collect()
+    }
+
+    // The token scan as it was (every token split out), kept to hold the faster scan to it.
+    fn reference_files_and_urls(
+        text: &str,
+        extensions: &[String],
+    ) -> (Vec<FileMention>, Vec<(usize, usize)>) {
+        let mut files = Vec::new();
+        let mut urls = Vec::new();
+        // A code span with spaces that ends in a file extension is one name (`statements (1).csv`,
+        // as a browser names a second download): its tokens are not read apart.
+        let spans = spaced_code_spans(text, extensions);
+        let mut prev: Option<(usize, usize)> = None;
+        for (s, e) in reference_tokens(text) {
+            if let Some(&(a, b)) = spans.iter().find(|&&(a, b)| s < b && e > a) {
+                if files.last().is_none_or(|f: &FileMention| f.start != a) {
+                    files.push(FileMention {
+                        name: text[a..b].to_string(),
+                        start: a,
+                        end: b,
+                    });
+                }
+                prev = None;
+                continue;
+            }
+            let raw = &text[s..e];
+            let before = prev.replace((s, e));
+            // A URL holds `:` or (`www.`) a dot, and a file name's extension a dot.
+            if !raw.bytes().any(|b| b == b'.' || b == b':') {
+                continue;
+            }
+            let lead = raw.len() - raw.trim_start_matches(strip).len();
+            if is_url(&raw[lead..]) {
+                urls.push((s, e));
+                continue;
+            }
+            let name = raw[lead..].trim_end_matches(strip);
+            if name.is_empty() || !has_extension(name, extensions) {
+                continue;
+            }
+            // `statements (1).csv` written bare: the copy number joins the word before it.
+            if let Some((ps, pe)) = before.filter(|_| is_copy_suffix(raw.trim_end_matches(strip))) {
+                let word = &text[ps..pe];
+                let plead = word.len() - word.trim_start_matches(strip).len();
+                if plead < word.len() && !word[plead..].ends_with(strip) {
+                    let start = ps + plead;
+                    let end = s + raw.trim_end_matches(strip).len();
+                    files.push(FileMention {
+                        name: text[start..end].to_string(),
+                        start,
+                        end,
+                    });
+                    continue;
+                }
+            }
+            files.push(FileMention {
+                name: name.to_string(),
+                start: s + lead,
+                end: s + lead + name.len(),
+            });
+        }
+        (files, urls)
+    }
+
+    /// The white-space separated tokens of `text`, as byte spans.
+    fn reference_tokens(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        std::iter::from_fn(move || {
+            let rest = &text[i..];
+            let start = i + (rest.len() - rest.trim_start().len());
+            if start == bytes.len() {
+                i = start;
+                return None;
+            }
+            let tail = &text[start..];
+            let end = tail
+                .char_indices()
+                .find(|(_, c)| c.is_whitespace())
+                .map_or(bytes.len(), |(k, _)| start + k);
+            i = end;
+            Some((start, end))
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_byte_scan_finds_what_the_token_split_found(
+            t in "([a-z]{1,6}|[ .:`()1]|\\.csv|\\.md|https://x\\.io|mailto:a|data:x|\u{a0}|é){0,40}"
+        ) {
+            let ext = vec!["csv".to_string(), "md".to_string()];
+            let (f, u) = files_and_urls(&t, &ext);
+            let (rf, ru) = reference_files_and_urls(&t, &ext);
+            let key = |v: &[FileMention]| v.iter().map(|m| (m.name.clone(), m.start, m.end)).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(key(&f), key(&rf));
+            proptest::prop_assert_eq!(u, ru);
+        }
     }
 
     fn names(t: &str) -> Vec<String> {
