@@ -242,6 +242,17 @@ pub fn tokens(folded: &str) -> impl Iterator<Item = &str> {
     folded.split('_').filter(|t| !t.is_empty())
 }
 
+/// A fiscal-year label, `FY` first (`FY2021`, `FY 2021`, `FY21`): its year. A bare number is not
+/// one (a caller reading integers reads those itself).
+pub fn parse_fy_label(label: &str) -> Option<i32> {
+    label
+        .trim()
+        .get(..2)
+        .is_some_and(|p| p.eq_ignore_ascii_case("fy"))
+        .then(|| parse_year_label(label))
+        .flatten()
+}
+
 /// A year label in a table header or cell: `2021`, `FY2021`, `FY 2021`, `FY21` (= 2021),
 /// `FY-2021`; case-insensitive, surrounding spaces ignored.
 pub fn parse_year_label(label: &str) -> Option<i32> {

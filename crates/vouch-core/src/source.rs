@@ -466,13 +466,7 @@ fn build(
             let y = parse_number(raw)
                 .filter(|p| p.value.is_integer() && is_plain_number(raw) && !raw.contains(','))
                 .and_then(|p| num_traits::ToPrimitive::to_i32(&p.value.to_integer()))
-                .or_else(|| {
-                    raw.trim()
-                        .get(..2)
-                        .is_some_and(|p| p.eq_ignore_ascii_case("fy"))
-                        .then(|| crate::names::parse_year_label(raw))
-                        .flatten()
-                });
+                .or_else(|| crate::names::parse_fy_label(raw));
             if y.is_none() {
                 problems.push(Problem::YearInvalid {
                     row: r + 1,

@@ -78,13 +78,7 @@ pub fn parse_year_range(v: &Value) -> Option<(i32, i32)> {
     // An integer, or a fiscal-year label string (`"FY2020"`) as the source's own rows may be.
     let year = |v: &Value| -> Option<i32> {
         match v {
-            Value::String(s)
-                if s.trim()
-                    .get(..2)
-                    .is_some_and(|p| p.eq_ignore_ascii_case("fy")) =>
-            {
-                crate::names::parse_year_label(s)
-            }
+            Value::String(s) => crate::names::parse_fy_label(s),
             _ => v.as_i64().and_then(|y| i32::try_from(y).ok()),
         }
     };

@@ -71,15 +71,14 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
         while i < doc.blocks.len() && doc.blocks[i].kind == BlockKind::ListItem {
             i += 1;
         }
-        let lead_in = start.checked_sub(1).is_some_and(|p| {
+        let lead = start.checked_sub(1).filter(|&p| {
             doc.blocks[p].kind == BlockKind::Paragraph
                 && doc.blocks[p].text.trim_end().ends_with(':')
                 && cites(&scans[p])
         });
-        let lead_in_years = lead_in
-            && start
-                .checked_sub(1)
-                .is_some_and(|p| scans[p].years.iter().any(|y| years.contains(&y.year)));
+        let lead_in = lead.is_some();
+        let lead_in_years =
+            lead.is_some_and(|p| scans[p].years.iter().any(|y| years.contains(&y.year)));
         for c in &mut list_cites[start..i] {
             *c = lead_in;
         }

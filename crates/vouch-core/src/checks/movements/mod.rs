@@ -930,13 +930,7 @@ fn report_missing(
 fn report_unknown(spec: &Spec, name: &str, mut unknown: Vec<Unknown>, out: &mut Vec<Finding>) {
     unknown.sort_by_key(|u| u.location.row);
     for u in unknown {
-        let folded = crate::names::fold(&u.item);
-        let words: Vec<&str> = crate::names::tokens(&folded).collect();
-        let undefined = spec.memo.undefined_quantities.iter().find(|q| {
-            let q: Vec<&str> = q.split_whitespace().collect();
-            !q.is_empty() && words.windows(q.len()).any(|w| w == q.as_slice())
-        });
-        if let Some(q) = undefined {
+        if let Some(q) = spec.memo_cues.undefined_in(&crate::names::fold(&u.item)) {
             out.push(
                 Finding::info(
                     CheckId::MovementsExtraFlag,

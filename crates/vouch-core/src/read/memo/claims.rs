@@ -211,6 +211,23 @@ impl Phrases {
 }
 
 impl Cues {
+    /// The first quantity the contract does not define (`memo.undefined_quantities`) that `text`
+    /// names, as its words: the memo's own phrase match, for names outside the memo too
+    /// (`implied_operating_expenses` in a movements row).
+    pub fn undefined_in(&self, text: &str) -> Option<String> {
+        let ws = super::vocabulary::words(text);
+        (0..ws.len()).find_map(|i| {
+            let n = self.undefined.at(&ws, i)?;
+            Some(
+                ws[i..i + n]
+                    .iter()
+                    .map(|w| w.lower.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
+        })
+    }
+
     pub fn new(m: &crate::spec::MemoSpec) -> Cues {
         Cues {
             undefined: Phrases::new(&m.undefined_quantities),
@@ -1368,11 +1385,7 @@ fn read_sentence(
             && nums[i].printed.value < crate::numbers::int(0)
             && text[nums[i].start..].starts_with(['-', '–']);
         let between = matches!(gap.trim().to_ascii_lowercase().as_str(), "and" | "to")
-            && text[..nums[i - 1].start]
-                .trim_end()
-                .rsplit(|c: char| !c.is_alphanumeric())
-                .next()
-                .is_some_and(|w| w.eq_ignore_ascii_case("between"));
+            && ends_with_word(&text[..nums[i - 1].start], "between");
         if glued || between || matches!(gap.trim(), "-" | "–" | "—") {
             range_end[i - 1] = true;
             range_end[i] = true;
@@ -2318,7 +2331,9 @@ fn read_sentence(
                     }
                 })
             };
-            let in_run = series_run(text, &cnums, &n).is_some();
+            // The run of figures this one stands in (slashes, commas, arrows), if any.
+            let run = series_run(text, &cnums, &n);
+            let in_run = run.is_some();
             let free_years: Vec<i32> = dedup(
                 cys.iter()
                     .filter(|y| {
@@ -2372,68 +2387,71 @@ fn read_sentence(
             );
             let mut span = None;
             let mut own_years = true;
-            let mut years: Vec<i32> =
-                if let Some(y) = adjacent {
-                    vec![y.year]
-                } else if let Some(y) = paren_year(n.start) {
-                    // `in 2025 (operating margin 8.3%, FCF 280)`: the year the parenthesis follows.
-                    vec![y]
-                } else if clause_range.is_some() || (cys.is_empty() && !ranges.is_empty()) {
-                    let r = clause_range.or(ranges.first()).expect("a range");
-                    let moves = cues.change.any(cw)
-                        || cw.iter().any(|w| w.lower == "from")
-                        || arrows(&text[cl.start..cl.end]);
-                    if moves || (clause_range.is_none() && (prior_sentence || change_sentence)) {
-                        // `from X to Y (FY2021-FY2025)`: the two ends; `expanded by 225 bps between
-                        // FY21 and FY25`: the change over the span.
-                        certain &= clause_range.is_some();
-                        own_years = clause_range.is_some();
-                        span = Some((r.0, r.1));
-                        vec![r.0, r.1]
-                    } else {
-                        emit(
-                            n,
-                            Target::Unverified("a figure over a span of years".into()),
-                            &plausible,
-                        );
-                        continue;
-                    }
-                } else if !free_years.is_empty() {
-                    free_years
-                } else if !sentence_years.is_empty()
-                // `Quick ratio 1.02x (2024: 1.25x; series low 1.01x in 2022)`: years each written
-                // next to another figure are theirs, none this one's (a year heading the
-                // sentence, `2022: OCF 168.4, …`, is every figure's).
-                && (ys.len() < 2 || !ys.iter().all(|y| {
-                    nums.iter().any(|m| {
-                        m.start != n.start
-                            && ((m.start >= y.end && leads(&text[y.end..m.start]))
-                                || adjacent_year(text, ys, &ranged, nums, m)
-                                    .is_some_and(|a| a.start == y.start))
+            // `Quick ratio 1.02x (2024: 1.25x; series low 1.01x in 2022)`: years each written
+            // next to another figure are theirs, none this one's (a year heading the sentence,
+            // `2022: OCF 168.4, …`, is every figure's).
+            let sentence_years_taken = || {
+                ys.len() >= 2
+                    && ys.iter().all(|y| {
+                        nums.iter().any(|m| {
+                            m.start != n.start
+                                && ((m.start >= y.end && leads(&text[y.end..m.start]))
+                                    || adjacent_year(text, ys, &ranged, nums, m)
+                                        .is_some_and(|a| a.start == y.start))
+                        })
                     })
-                })) {
-                    // One year heading the sentence (`FY2020: income_tax +96.8%; …`) is every
-                    // clause's; otherwise a year of another clause is borrowed.
-                    let heads = sentence_years.len() == 1
-                        && ys.first().is_some_and(|y| y.start < nums[0].start);
-                    certain &= heads;
-                    own_years = heads;
-                    sentence_years.clone()
-                } else if !default_years.is_empty() {
-                    default_years.to_vec()
-                } else if let Some(all) = ctx.years().filter(|all| {
-                    series_run(text, &cnums, &n).is_some_and(|(_, len)| len == all.len())
-                }) {
-                    // A run as long as the source's years names them in order (below).
-                    all.to_vec()
+            };
+            let mut years: Vec<i32> = if let Some(y) = adjacent {
+                vec![y.year]
+            } else if let Some(y) = paren_year(n.start) {
+                // `in 2025 (operating margin 8.3%, FCF 280)`: the year the parenthesis follows.
+                vec![y]
+            } else if clause_range.is_some() || (cys.is_empty() && !ranges.is_empty()) {
+                let r = clause_range.or(ranges.first()).expect("a range");
+                let moves = cues.change.any(cw)
+                    || cw.iter().any(|w| w.lower == "from")
+                    || arrows(&text[cl.start..cl.end]);
+                if moves || (clause_range.is_none() && (prior_sentence || change_sentence)) {
+                    // `from X to Y (FY2021-FY2025)`: the two ends; `expanded by 225 bps between
+                    // FY21 and FY25`: the change over the span.
+                    certain &= clause_range.is_some();
+                    own_years = clause_range.is_some();
+                    span = Some((r.0, r.1));
+                    vec![r.0, r.1]
                 } else {
                     emit(
                         n,
-                        Target::Ambiguous("no year is named in its sentence".into()),
+                        Target::Unverified("a figure over a span of years".into()),
                         &plausible,
                     );
                     continue;
-                };
+                }
+            } else if !free_years.is_empty() {
+                free_years
+            } else if !sentence_years.is_empty() && !sentence_years_taken() {
+                // One year heading the sentence (`FY2020: income_tax +96.8%; …`) is every
+                // clause's; otherwise a year of another clause is borrowed.
+                let heads = sentence_years.len() == 1
+                    && ys.first().is_some_and(|y| y.start < nums[0].start);
+                certain &= heads;
+                own_years = heads;
+                sentence_years.clone()
+            } else if !default_years.is_empty() {
+                default_years.to_vec()
+            } else if let Some(all) = ctx
+                .years()
+                .filter(|all| run.is_some_and(|(_, len)| len == all.len()))
+            {
+                // A run as long as the source's years names them in order (below).
+                all.to_vec()
+            } else {
+                emit(
+                    n,
+                    Target::Ambiguous("no year is named in its sentence".into()),
+                    &plausible,
+                );
+                continue;
+            };
             // `fell 16.9% from $133,819m (FY2019) to $111,262m (FY2023)`: the change between the
             // first and last year its clause names.
             if span.is_none() && (prior_sentence || change_sentence) && years.len() >= 2 {
@@ -2447,7 +2465,7 @@ fn read_sentence(
             // over years they do not name one by one, so a year of the clause is not this
             // figure's: unless one is written right next to it, it may be of any source year
             // (verified when it is one of them, never contradicted).
-            if let (None, Some((pos, len))) = (adjacent, series_run(text, &cnums, &n)) {
+            if let (None, Some((pos, len))) = (adjacent, run) {
                 // Its years written as a run of the same length (`(2022/2023/2024)`), or a run
                 // as long as the source's years, list them in order: the figure at position i
                 // is of the i-th year. Otherwise any source year, for verification only.
@@ -2584,13 +2602,16 @@ fn comma_list(text: &str, nums: &[NumberMention], n: &NumberMention) -> Option<(
     joined_run(text, nums, n, ",").filter(|&(_, len)| len >= 3)
 }
 
-/// Whether `t`, trimmed, ends in the whole word `w` (ASCII, any case).
+/// Whether `t`, trimmed, ends in the whole word `w` (an ASCII word, any case): no letter or
+/// digit right before it.
 fn ends_with_word(t: &str, w: &str) -> bool {
-    let t = t.trim_end().as_bytes();
-    let w = w.as_bytes();
+    let t = t.trim_end();
     t.len() >= w.len()
-        && t[t.len() - w.len()..].eq_ignore_ascii_case(w)
-        && (t.len() == w.len() || !t[t.len() - w.len() - 1].is_ascii_alphanumeric())
+        && t.as_bytes()[t.len() - w.len()..].eq_ignore_ascii_case(w.as_bytes())
+        && !t[..t.len() - w.len()]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric)
 }
 
 /// Whether the year written at `at` follows a word of comparison (`above FY2021 levels`, `than
@@ -2611,17 +2632,20 @@ fn baseline_year(text: &str, at: usize) -> bool {
 }
 
 /// Whether `after` (the text right after a percent) opens with `a year`, `per year`, `per
-/// annum`, `annually` or `each year`, not followed by `ago`, `earlier`, `before` or `prior`.
+/// annum`, `annually` or `each year`, not followed by `ago`, `earlier`, `before`, `prior` or
+/// `on`.
 fn per_year(after: &str) -> bool {
+    if !after
+        .trim_start()
+        .starts_with(|ch: char| ch.is_alphabetic())
+    {
+        return false;
+    }
     let mut ws = after
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_ascii_lowercase);
     let (a, b, c) = (ws.next(), ws.next(), ws.next());
-    let lead = after.trim_start();
-    if !lead.starts_with(|ch: char| ch.is_alphabetic()) {
-        return false;
-    }
     let rate = match (a.as_deref(), b.as_deref()) {
         (Some("annually" | "annualised" | "annualized"), _) => return true,
         (Some("a" | "per" | "each"), Some("year" | "yr" | "annum")) => true,

@@ -283,8 +283,11 @@ pub fn files_and_urls(
         }
         // `statements (1).csv` written bare: the copy number joins the word before it (not one
         // inside a code span).
-        let before = token_before(text, s).filter(|&(ps, pe)| in_span(ps, pe).is_none());
-        if let Some((ps, pe)) = before.filter(|_| is_copy_suffix(raw.trim_end_matches(strip))) {
+        let before = || token_before(text, s).filter(|&(ps, pe)| in_span(ps, pe).is_none());
+        if let Some((ps, pe)) = is_copy_suffix(raw.trim_end_matches(strip))
+            .then(before)
+            .flatten()
+        {
             let word = &text[ps..pe];
             let plead = word.len() - word.trim_start_matches(strip).len();
             if plead < word.len() && !word[plead..].ends_with(strip) {
@@ -309,30 +312,26 @@ pub fn files_and_urls(
 
 /// The white-space separated token of `text` that holds byte `p` (an ASCII byte).
 fn token_around(text: &str, p: usize) -> (usize, usize) {
-    let s = text[..p]
-        .char_indices()
-        .rev()
-        .find(|(_, c)| c.is_whitespace())
-        .map_or(0, |(i, c)| i + c.len_utf8());
     let e = text[p..]
         .char_indices()
         .find(|(_, c)| c.is_whitespace())
         .map_or(text.len(), |(k, _)| p + k);
-    (s, e)
+    (token_start(text, p), e)
 }
 
 /// The token before the one that starts at `s`, if any.
 fn token_before(text: &str, s: usize) -> Option<(usize, usize)> {
     let pe = text[..s].trim_end().len();
-    if pe == 0 {
-        return None;
-    }
-    let ps = text[..pe]
+    (pe > 0).then(|| (token_start(text, pe), pe))
+}
+
+/// Where the token running up to byte `at` starts: just past the last white space before it.
+fn token_start(text: &str, at: usize) -> usize {
+    text[..at]
         .char_indices()
         .rev()
         .find(|(_, c)| c.is_whitespace())
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    Some((ps, pe))
+        .map_or(0, |(i, c)| i + c.len_utf8())
 }
 
 /// `(1).csv`: a browser's copy number before the extension, all of a token.
