@@ -918,6 +918,9 @@ fn figures_agents_write_correctly_are_never_contradicted() {
         "Cost of revenue fell from 29.09% of revenue in FY2021 to 26.84% in FY2025 and 27.47% in FY2024.",
         // The whole after a count is a count.
         "FY2025 net margin ranks 1 of 5 in the series at 8.13%.",
+        // A number after `<=` is a condition, not a figure (round 13).
+        "Cash conversion is left blank when net income <= 0 (FY2024).",
+        "Coverage is blank when interest expense >= 0 is missing in FY2024.",
     ] {
         let (r, _) = with_sentence(sentence);
         assert!(

@@ -116,6 +116,19 @@ impl Expr {
         }
     }
 
+    /// Every name the formula mentions, as written, in order (with repeats).
+    pub fn names<'a>(&'a self, out: &mut Vec<&'a str>) {
+        match self {
+            Expr::Lit(_) => {}
+            Expr::Name { name, .. } => out.push(name),
+            Expr::Neg(e) | Expr::Call(_, e) => e.names(out),
+            Expr::Bin(_, a, b) => {
+                a.names(out);
+                b.names(out);
+            }
+        }
+    }
+
     /// Every resolved reference in the formula.
     pub fn refs(&self, out: &mut Vec<Ref>) {
         match self {

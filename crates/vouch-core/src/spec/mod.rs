@@ -506,6 +506,10 @@ pub struct MetricSpec {
     pub synonyms: Vec<String>,
     pub not_meaningful_if_negative: Vec<Expr>,
     pub not_meaningful_any_variant: bool,
+    /// The words of the names its formulas use (`net`, `income`, `total`, `assets` for roa): in a
+    /// header after the metric's name they name its base, so they only describe it (§9 "§2
+    /// headers": `roe_pct_avg_total_equity`, `debt_to_equity_liabilities_over_equity`).
+    pub base_tokens: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -640,7 +644,7 @@ impl Spec {
                 continue;
             };
             let rest = &tokens[cut..];
-            if let Some(n) = self.descriptor_tokens(rest) {
+            if let Some(n) = self.descriptor_tokens(m, rest) {
                 return Some((m, 1 + n));
             }
             return None;
@@ -648,10 +652,16 @@ impl Spec {
         None
     }
 
-    /// How many tokens `rest` has when it is made of descriptor phrases only, else `None`.
-    fn descriptor_tokens(&self, rest: &[&str]) -> Option<usize> {
+    /// How many tokens `rest` has when it is made of descriptor phrases and words of metric
+    /// `m`'s own formula names only, else `None`.
+    fn descriptor_tokens(&self, m: usize, rest: &[&str]) -> Option<usize> {
+        let base = &self.metrics[m].base_tokens;
         let mut i = 0;
         'outer: while i < rest.len() {
+            if base.iter().any(|t| t == rest[i]) {
+                i += 1;
+                continue;
+            }
             for d in &self.metrics_file.header_descriptors {
                 let dt: Vec<&str> = d.split('_').filter(|t| !t.is_empty()).collect();
                 if !dt.is_empty() && rest[i..].starts_with(&dt) {
@@ -774,10 +784,23 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
                 formula: compile_expr(&v.formula, false)?,
             });
         }
+        let mut names = Vec::new();
+        for v in &variants {
+            v.formula.names(&mut names);
+        }
+        let mut base_tokens: Vec<String> = names
+            .iter()
+            .flat_map(|n| n.split('_'))
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned)
+            .collect();
+        base_tokens.sort();
+        base_tokens.dedup();
         metrics.push(MetricSpec {
             id: m.id.clone(),
             unit: m.unit,
             variants,
+            base_tokens,
             synonyms: m.synonyms.clone(),
             not_meaningful_if_negative: m
                 .not_meaningful_if_negative

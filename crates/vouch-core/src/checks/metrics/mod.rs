@@ -100,6 +100,9 @@ pub struct MetricsReading {
     /// The years the file printed (valid year labels), in file order.
     pub years: Vec<i32>,
     pub readable: bool,
+    /// The folded labels of its columns or rows that name no §2 metric (its own extra
+    /// quantities, `capex_to_revenue_pct`), for the movements rows that flag them.
+    pub extra_labels: Vec<String>,
 }
 
 impl MetricsReading {
@@ -335,6 +338,7 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
     extra.sort_by_key(|(s, _)| s.location.row.or(s.location.line));
     for (s, _) in extra.iter().filter(|(_, m)| m.is_none()) {
         source_echo(ctx, truth, s, name, out);
+        reading.extra_labels.push(fold(&s.label));
     }
     for (s, m) in extra {
         let message = match m {

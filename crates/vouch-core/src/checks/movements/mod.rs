@@ -194,7 +194,10 @@ fn abbreviated(folded: &str, spec: &Spec, stmts: &Statements) -> Option<ItemRef>
             return Some(ItemRef::Metric(m));
         }
     }
-    None
+    // A metric named as a metrics header may name it (§9 "§2 headers"):
+    // `cash_conversion_ocf_to_net_income_x`, `roe_pct_avg_total_equity`.
+    spec.metric_for_header(folded)
+        .map(|(m, _)| ItemRef::Metric(m))
 }
 
 /// Map a rule cell to a rule id: folds to an id, else the first rule whose token sequence the
@@ -405,7 +408,7 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
     }
     judge_changes(ctx, truth, &table, &rows.judged, &mut reading, out);
     report_missing(ctx, truth, &rows.listed, &mut rows.unknown, out);
-    report_unknown(ctx.spec, name, rows.unknown, out);
+    report_unknown(ctx.spec, metrics, name, rows.unknown, out);
     reading
 }
 
@@ -925,12 +928,35 @@ fn report_missing(
 
 /// The rows whose item is neither a source line item nor a §2 metric, in row order. An item
 /// whose name says it is a quantity the contract does not define (`implied_operating_expenses`,
-/// `dso_days`: a word of `memo.undefined_quantities`) is not checked (info): its flag may be
-/// right, and vouch does not recompute it.
-fn report_unknown(spec: &Spec, name: &str, mut unknown: Vec<Unknown>, out: &mut Vec<Finding>) {
+/// `dso_days`: a word of `memo.undefined_quantities`), or that is one of the bundle's own extra
+/// metrics (a column of its metrics file that names no §2 metric, `capex_to_revenue_pct`), is
+/// not checked (info): its flag may be right, and vouch does not recompute it.
+fn report_unknown(
+    spec: &Spec,
+    metrics: &MetricsReading,
+    name: &str,
+    mut unknown: Vec<Unknown>,
+    out: &mut Vec<Finding>,
+) {
     unknown.sort_by_key(|u| u.location.row);
     for u in unknown {
-        if let Some(q) = spec.memo_cues.undefined_in(&crate::names::fold(&u.item)) {
+        let folded = crate::names::fold(&u.item);
+        if metrics.extra_labels.contains(&folded) {
+            out.push(
+                Finding::info(
+                    CheckId::MovementsExtraFlag,
+                    format!(
+                        "`{}` is one of {}'s own extra metrics, which the contract does not \
+                         define: its flag is not checked",
+                        u.item, spec.artifacts.metrics
+                    ),
+                )
+                .artifact(name)
+                .at(u.location),
+            );
+            continue;
+        }
+        if let Some(q) = spec.memo_cues.undefined_in(&folded) {
             out.push(
                 Finding::info(
                     CheckId::MovementsExtraFlag,

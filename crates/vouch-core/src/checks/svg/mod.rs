@@ -17,7 +17,7 @@ use crate::report::Coverage;
 use crate::report::{Family, Finding, Location, NumberDetail, Status};
 use fidelity::{Form, Miss, Target};
 use geometry::{px, BBox};
-use panels::{year_of, Detection, Panel};
+use panels::{year_of, Axis, Detection, Panel};
 use parse::ParseError;
 use scene::{Scene, SizeProblem};
 
@@ -344,6 +344,36 @@ fn panel_name(scene: &Scene, p: &Panel) -> String {
     )
 }
 
+/// A panel's year labels, and with them every other text that reads as a year on the same row
+/// (the labels' baseline, or their anchor column for a vertical axis) within an em of the panel's
+/// extent along it: a label centred on the frame's edge (`2025` under its right side) that the
+/// panel's own area leaves out is still a label of its axis. `loose` are the texts that read as
+/// years and are no panel's labels; each is taken once, by the first panel whose row holds it.
+fn row_labels(scene: &Scene, a: &Panel, tol: f64, loose: &mut Vec<usize>) -> Vec<usize> {
+    let mut out: Vec<usize> = a.year_labels.clone();
+    if let Some(&first) = a.year_labels.first() {
+        let row = scene.texts[first].anchor;
+        loose.retain(|&t| {
+            let text = &scene.texts[t];
+            let em = text.font_px;
+            let (across, along, lo, hi) = match a.axis {
+                Axis::Horizontal => (text.anchor.1 - row.1, text.anchor.0, a.area.x0, a.area.x1),
+                Axis::Vertical => (text.anchor.0 - row.0, text.anchor.1, a.area.y0, a.area.y1),
+            };
+            let on_row = across.abs() <= 2.0 * tol && along >= lo - em && along <= hi + em;
+            if on_row {
+                out.push(t);
+            }
+            !on_row
+        });
+    }
+    out
+}
+
+/// Beyond this many panels (the contract wants four) the year-label rows are not extended: the
+/// chart already fails `svg.panel_count`, and the scan stays linear on hostile input.
+const MAX_ROW_PANELS: usize = 16;
+
 fn panel_findings(
     ctx: &Context,
     scene: &Scene,
@@ -353,6 +383,19 @@ fn panel_findings(
     out: &mut Vec<Finding>,
 ) {
     let want = ctx.spec.chart.panels;
+    // Texts that read as years but are no panel's labels, for the panels' label rows.
+    let mut loose: Vec<usize> = Vec::new();
+    if d.panels.len() <= MAX_ROW_PANELS {
+        let mut own = vec![false; scene.texts.len()];
+        for p in &d.panels {
+            for &t in &p.year_labels {
+                own[t] = true;
+            }
+        }
+        loose = (0..scene.texts.len())
+            .filter(|&t| !own[t] && year_of(&scene.texts[t].content).is_some())
+            .collect();
+    }
     for n in &d.near {
         let (id, what) = if n.missing_series {
             (
@@ -411,7 +454,7 @@ fn panel_findings(
             );
         }
         if let Some(years) = ctx.years() {
-            for &t in &a.year_labels {
+            for t in row_labels(scene, a, tol, &mut loose) {
                 let label = &scene.texts[t];
                 if let Some(y) = year_of(&label.content).filter(|y| !years.contains(y)) {
                     out.push(

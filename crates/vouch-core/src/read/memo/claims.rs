@@ -655,6 +655,10 @@ fn carries_on(text: &str) -> bool {
                     | "on"
                     | "versus"
                     | "vs"
+                    // `Deferred revenue - Fact (file): 2019: 31.3, 2020: 14.0`: a memo's own
+                    // label of what kind of statement follows.
+                    | "fact"
+                    | "facts"
             )
     })
 }
@@ -1782,9 +1786,11 @@ fn read_sentence(
                 )
             }) || {
                 let t = text[..n.start].trim_end();
-                t.ends_with(['<', '>', '≥', '≤', '~', '≈'])
+                (t.ends_with(['<', '>', '≥', '≤', '~', '≈', '≠'])
                     && !t.ends_with("->")
-                    && !t.ends_with("=>")
+                    && !t.ends_with("=>"))
+                    // `net income <= 0`: a condition, not a figure.
+                    || ["<=", ">=", "=<", "!="].iter().any(|op| t.ends_with(op))
             };
             if bound_word {
                 emit(
@@ -2194,7 +2200,14 @@ fn read_sentence(
             });
             // `362.3 less than net income`, `2 points above`: a difference from something else.
             let after_words = span_words(ws, n.end, cl.end);
-            let differs = cues.difference.at(after_words, 0).is_some()
+            // … unless the word opens a parenthesis holding a figure of its own (`sales +10.3%
+            // (gap 10.8 pp)`): the gap is that figure.
+            let aside_after = groups.iter().any(|&(gs, ge)| {
+                text[n.end..gs.max(n.end)].trim().is_empty()
+                    && gs >= n.end
+                    && cnums.iter().any(|m| m.start > gs && m.end <= ge)
+            });
+            let differs = (!aside_after && cues.difference.at(after_words, 0).is_some())
                 || after_words.first().is_some_and(|w| {
                     matches!(
                         w.lower.as_str(),
@@ -2430,9 +2443,12 @@ fn read_sentence(
                 free_years
             } else if !sentence_years.is_empty() && !sentence_years_taken() {
                 // One year heading the sentence (`FY2020: income_tax +96.8%; …`) is every
-                // clause's; otherwise a year of another clause is borrowed.
+                // clause's; otherwise a year of another clause is borrowed. A threshold or a
+                // marker before it (`Flag (≥10 pp gap): FY2022 receivables +21.0% vs sales
+                // +10.3%`) is no figure, so it does not stand before the year.
+                let first_figure = nums.iter().find(|m| !skipped(ctx, m)).unwrap_or(&nums[0]);
                 let heads = sentence_years.len() == 1
-                    && ys.first().is_some_and(|y| y.start < nums[0].start);
+                    && ys.first().is_some_and(|y| y.start < first_figure.start);
                 certain &= heads;
                 own_years = heads;
                 sentence_years.clone()
