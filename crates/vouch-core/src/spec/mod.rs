@@ -564,6 +564,8 @@ pub struct Spec {
     pub script: ScriptSpec,
     column_names: HashMap<String, usize>,
     metric_names: HashMap<String, usize>,
+    /// `metrics_file.header_descriptors`, each split into its tokens once.
+    descriptor_phrases: Vec<Vec<String>>,
     /// The memo's cue phrases (`memo.*_cues` and the undefined quantities), indexed once here
     /// rather than per memo.
     pub(crate) memo_cues: std::sync::Arc<crate::read::memo::claims::Cues>,
@@ -662,9 +664,8 @@ impl Spec {
                 i += 1;
                 continue;
             }
-            for d in &self.metrics_file.header_descriptors {
-                let dt: Vec<&str> = d.split('_').filter(|t| !t.is_empty()).collect();
-                if !dt.is_empty() && rest[i..].starts_with(&dt) {
+            for dt in &self.descriptor_phrases {
+                if rest[i..].len() >= dt.len() && rest[i..].iter().zip(dt).all(|(a, b)| a == b) {
                     i += dt.len();
                     continue 'outer;
                 }
@@ -894,6 +895,18 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
         rules,
     };
     let threshold_numbers = threshold_numbers(&movements);
+    let descriptor_phrases: Vec<Vec<String>> = raw
+        .metrics_file
+        .header_descriptors
+        .iter()
+        .map(|d| {
+            d.split('_')
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .filter(|dt: &Vec<String>| !dt.is_empty())
+        .collect();
     if raw.memo.sections.is_empty() || !raw.memo.sections.contains(&raw.memo.kpi_section) {
         return Err(invalid("memo.kpi_section must be one of memo.sections"));
     }
@@ -933,6 +946,7 @@ fn compile(text: &str, raw: RawSpec) -> Result<Spec, SpecError> {
         script: raw.script,
         column_names,
         metric_names,
+        descriptor_phrases,
     })
 }
 

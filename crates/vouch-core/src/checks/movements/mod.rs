@@ -167,20 +167,7 @@ fn abbreviated(folded: &str, spec: &Spec, stmts: &Statements) -> Option<ItemRef>
     let describes = |w: &str| {
         matches!(
             w,
-            "spend"
-                | "amount"
-                | "value"
-                | "level"
-                | "balance"
-                | "total"
-                | "usd"
-                | "m"
-                | "mm"
-                | "k"
-                | "bn"
-                | "millions"
-                | "thousands"
-                | "reported"
+            "spend" | "amount" | "value" | "level" | "balance" | "total"
         ) || spec.metrics_file.header_descriptors.iter().any(|d| d == w)
     };
     let mut n = toks.len();
@@ -941,33 +928,26 @@ fn report_unknown(
     unknown.sort_by_key(|u| u.location.row);
     for u in unknown {
         let folded = crate::names::fold(&u.item);
-        if metrics.extra_labels.contains(&folded) {
-            out.push(
-                Finding::info(
-                    CheckId::MovementsExtraFlag,
-                    format!(
-                        "`{}` is one of {}'s own extra metrics, which the contract does not \
-                         define: its flag is not checked",
-                        u.item, spec.artifacts.metrics
-                    ),
+        let not_checked = if metrics.extra_labels.contains(&folded) {
+            Some(format!(
+                "`{}` is one of {}'s own extra metrics, which the contract does not define: its \
+                 flag is not checked",
+                u.item, spec.artifacts.metrics
+            ))
+        } else {
+            spec.memo_cues.undefined_in(&folded).map(|q| {
+                format!(
+                    "`{}` is a quantity the contract does not define (`{q}`): its flag is not \
+                     checked",
+                    u.item
                 )
-                .artifact(name)
-                .at(u.location),
-            );
-            continue;
-        }
-        if let Some(q) = spec.memo_cues.undefined_in(&folded) {
+            })
+        };
+        if let Some(message) = not_checked {
             out.push(
-                Finding::info(
-                    CheckId::MovementsExtraFlag,
-                    format!(
-                        "`{}` is a quantity the contract does not define (`{q}`): its flag is \
-                         not checked",
-                        u.item
-                    ),
-                )
-                .artifact(name)
-                .at(u.location),
+                Finding::info(CheckId::MovementsExtraFlag, message)
+                    .artifact(name)
+                    .at(u.location),
             );
             continue;
         }

@@ -385,7 +385,7 @@ fn panel_findings(
     let want = ctx.spec.chart.panels;
     // Texts that read as years but are no panel's labels, for the panels' label rows.
     let mut loose: Vec<usize> = Vec::new();
-    if d.panels.len() <= MAX_ROW_PANELS {
+    if ctx.years().is_some() && d.panels.len() <= MAX_ROW_PANELS {
         let mut own = vec![false; scene.texts.len()];
         for p in &d.panels {
             for &t in &p.year_labels {

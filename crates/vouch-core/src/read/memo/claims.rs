@@ -2202,12 +2202,14 @@ fn read_sentence(
             let after_words = span_words(ws, n.end, cl.end);
             // … unless the word opens a parenthesis holding a figure of its own (`sales +10.3%
             // (gap 10.8 pp)`): the gap is that figure.
-            let aside_after = groups.iter().any(|&(gs, ge)| {
-                text[n.end..gs.max(n.end)].trim().is_empty()
-                    && gs >= n.end
-                    && cnums.iter().any(|m| m.start > gs && m.end <= ge)
-            });
-            let differs = (!aside_after && cues.difference.at(after_words, 0).is_some())
+            let aside_after = || {
+                let rest = &text[n.end..];
+                let open = n.end + (rest.len() - rest.trim_start().len());
+                groups.iter().any(|&(gs, ge)| {
+                    gs == open && cnums.iter().any(|m| m.start > gs && m.end <= ge)
+                })
+            };
+            let differs = (cues.difference.at(after_words, 0).is_some() && !aside_after())
                 || after_words.first().is_some_and(|w| {
                     matches!(
                         w.lower.as_str(),
