@@ -1018,3 +1018,66 @@ fn the_same_figures_written_wrong_are_still_contradicted() {
         );
     }
 }
+
+/// Every file name of the good memo replaced by a bracketed key: the evidence topics are backed
+/// only if the memo defines the key (`[S] = `file.csv``).
+fn keyed_memo(define: bool) -> String {
+    let mut m = memo();
+    for f in [
+        "northstar_cloud_financial_statements.csv",
+        "calculated_metrics.csv",
+        "unusual_movements.csv",
+        "analysis_run.json",
+    ] {
+        m = m.replace(f, "[S]");
+    }
+    if define {
+        let at = m.find("\n\n").unwrap();
+        m.insert_str(
+            at,
+            "\n\nSource key: [S] = `northstar_cloud_financial_statements.csv` (the statements).",
+        );
+    }
+    m
+}
+
+#[test]
+fn a_defined_citation_key_cites_its_file_and_an_undefined_one_does_not() {
+    let r = verify_memo(&keyed_memo(false));
+    assert!(
+        !findings_of(&r, "memo.missing_evidence").is_empty(),
+        "{}",
+        dump(&r)
+    );
+    let r = verify_memo(&keyed_memo(true));
+    assert!(
+        findings_of(&r, "memo.missing_evidence").is_empty(),
+        "{}",
+        dump(&r)
+    );
+}
+
+#[test]
+fn a_year_the_memo_says_the_file_lacks_is_not_cited_but_a_claim_about_it_is() {
+    let lacks = edited(
+        "## Data limitations\n\n",
+        "## Data limitations\n\nFY2020 is not in the file, so FY2021 has no growth rates.\n\n",
+    );
+    let r = verify_memo(&lacks);
+    assert!(
+        findings_of(&r, "memo.year_out_of_range").is_empty(),
+        "{}",
+        dump(&r)
+    );
+    let claim = edited(
+        "## Data limitations\n\n",
+        "## Data limitations\n\nFY2026 may not repeat the FY2025 cash conversion.\n\n",
+    );
+    let r = verify_memo(&claim);
+    assert_eq!(
+        findings_of(&r, "memo.year_out_of_range").len(),
+        1,
+        "{}",
+        dump(&r)
+    );
+}

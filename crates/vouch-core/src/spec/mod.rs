@@ -632,6 +632,113 @@ impl Spec {
         self.movements.rules.iter().position(|r| r.id == id)
     }
 
+    /// A label written as a ratio of two names (`Total liabilities / total equity (x)`,
+    /// `CFO / net income`, `Net income / avg total assets`): its numerator and denominator texts,
+    /// when it has one `/` (or `÷`) outside parentheses with a word of two letters or more on each
+    /// side (so `A/R` is no ratio). A trailing parenthesis (a unit, or the formula itself) is set
+    /// aside first; a label that is only a name with its formula in parentheses is no ratio.
+    pub fn ratio_sides(label: &str) -> Option<(&str, &str)> {
+        let mut head = label.trim();
+        while let Some(stripped) = head
+            .strip_suffix(')')
+            .and_then(|h| h.rfind('(').map(|o| &h[..o]))
+        {
+            head = stripped.trim_end();
+        }
+        let mut depth = 0i32;
+        let mut at = None;
+        for (i, c) in head.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                '/' | '\u{f7}' if depth == 0 => {
+                    if at.is_some() {
+                        return None;
+                    }
+                    at = Some((i, c.len_utf8()));
+                }
+                _ => {}
+            }
+        }
+        let (i, n) = at?;
+        let (num, den) = (head[..i].trim(), head[i + n..].trim());
+        let worded = |t: &str| {
+            t.split(|c: char| !c.is_alphabetic())
+                .any(|w| w.chars().count() >= 2)
+        };
+        (worded(num) && worded(den)).then_some((num, den))
+    }
+
+    /// The canonical source column or metric one side of a ratio label names: its folded
+    /// tokens, less descriptor words at either end (`avg`, `average`, `ending` …) until the rest
+    /// is a name.
+    pub fn ratio_side(&self, side: &str) -> Option<String> {
+        let folded = crate::names::fold(side);
+        let toks: Vec<&str> = crate::names::tokens(&folded).collect();
+        let named = |t: &[&str]| -> Option<String> {
+            let key = t.join("_");
+            if let Some(c) = self.column_named(&key) {
+                return Some(self.source.columns[c].name.clone());
+            }
+            if let Some(m) = self.metric_named(&key) {
+                return Some(self.metrics[m].id.clone());
+            }
+            self.memo
+                .names
+                .iter()
+                .find(|(_, ns)| ns.iter().any(|n| crate::names::fold(n) == key))
+                .map(|(canonical, _)| canonical.clone())
+        };
+        let describes = |w: &str| {
+            self.memo.metric_descriptors.iter().any(|d| d == w)
+                || self.metrics_file.header_descriptors.iter().any(|d| d == w)
+        };
+        let (mut a, mut b) = (0, toks.len());
+        loop {
+            if a < b {
+                if let Some(n) = named(&toks[a..b]) {
+                    return Some(n);
+                }
+            }
+            if a < b && describes(toks[a]) {
+                a += 1;
+            } else if a < b && describes(toks[b - 1]) {
+                b -= 1;
+            } else {
+                return None;
+            }
+        }
+    }
+
+    /// The metric a ratio label names: the one whose formula (any variant) divides the
+    /// numerator's name by the denominator's (or by its average), e.g. `total_liabilities /
+    /// total_equity` for `Liabilities / equity`.
+    pub fn metric_for_ratio(&self, num: &str, den: &str) -> Option<usize> {
+        let n = self.ratio_side(num)?;
+        let d = self.ratio_side(den)?;
+        fn name(e: &Expr) -> Option<&str> {
+            match e {
+                Expr::Name { name, .. } => Some(name.as_str()),
+                Expr::Call(formula::Func::Avg, inner) => name(inner),
+                _ => None,
+            }
+        }
+        let found: Vec<usize> = (0..self.metrics.len())
+            .filter(|&m| {
+                self.metrics[m].variants.iter().any(|v| match &v.formula {
+                    Expr::Bin(formula::Op::Div, a, b) => {
+                        name(a) == Some(n.as_str()) && name(b) == Some(d.as_str())
+                    }
+                    _ => false,
+                })
+            })
+            .collect();
+        match found[..] {
+            [m] => Some(m),
+            _ => None,
+        }
+    }
+
     /// The metric a folded header names (contract §9 "§2 headers"), with its rank: 0 for an exact
     /// id or synonym, else 1 + the number of descriptor tokens after the name. A header names a
     /// metric when its tokens start with the tokens of an id or synonym and every remaining token
@@ -1019,6 +1126,35 @@ fn check_metric_cycles(metrics: &[MetricSpec]) -> Result<(), SpecError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ratio_label_names_the_metric_with_that_formula_or_none() {
+        let s = Spec::default_spec();
+        let m = |label: &str| {
+            Spec::ratio_sides(label)
+                .and_then(|(n, d)| s.metric_for_ratio(n, d))
+                .map(|m| s.metrics[m].id.as_str())
+        };
+        assert_eq!(
+            m("Total liabilities / total equity (x)"),
+            Some("liabilities_to_equity")
+        );
+        assert_eq!(m("Liabilities / equity"), Some("liabilities_to_equity"));
+        assert_eq!(m("Net income / avg total assets"), Some("roa"));
+        assert_eq!(m("CFO / net income"), Some("cash_conversion"));
+        assert_eq!(
+            m("Current assets ÷ current liabilities"),
+            Some("current_ratio")
+        );
+        assert_eq!(m("Capex / revenue"), None);
+        // `A/R` is a name, not a ratio; so is a name with its formula in parentheses.
+        assert_eq!(Spec::ratio_sides("A/R growth"), None);
+        assert_eq!(
+            Spec::ratio_sides("Cash conversion (CFO / net income, x)"),
+            None
+        );
+        assert_eq!(Spec::ratio_sides("a / b / c"), None);
+    }
 
     #[test]
     fn embedded_spec_compiles() {

@@ -34,7 +34,7 @@ fn last_words(before: &str) -> Vec<Word> {
 }
 
 /// Whether the words right before a year say there is none of it (`no FY2019 data`, `without
-/// a FY2019 base`, `FY2019 is not in the file` is not caught: only what comes before).
+/// a FY2019 base`; what comes after is [`said_absent_after`]).
 fn said_absent(before: &str) -> bool {
     last_words(before).iter().any(|w| {
         matches!(
@@ -42,6 +42,44 @@ fn said_absent(before: &str) -> bool {
             "no" | "not" | "without" | "lacks" | "lack" | "lacking" | "absent" | "missing"
         )
     })
+}
+
+/// Whether the words right after a year say the data lack it (`FY2019 is not in the file`,
+/// `FY2020 is not available`, `2019 data are missing`): a verb of being, then `not` and a word of
+/// presence, or a word of absence. A claim about the year (`2026 may not repeat`) is not one.
+fn said_absent_after(after: &str) -> bool {
+    let mut to = after.len().min(40);
+    while !after.is_char_boundary(to) {
+        to -= 1;
+    }
+    let ws = crate::read::memo::vocabulary::words(&after[..to]);
+    let w: Vec<&str> = ws.iter().take(5).map(|w| w.lower.as_str()).collect();
+    let be = |x: &str| matches!(x, "is" | "was" | "are" | "were");
+    let absent = |x: &str| matches!(x, "missing" | "absent" | "unavailable" | "excluded");
+    let present = |x: &str| {
+        matches!(
+            x,
+            "in" | "available"
+                | "included"
+                | "covered"
+                | "provided"
+                | "present"
+                | "part"
+                | "reported"
+        )
+    };
+    // Skip one noun of data (`2019 data are missing`, `FY2020 balances are not in the file`).
+    let start = usize::from(w.first().is_some_and(|x| {
+        matches!(
+            *x,
+            "data" | "figures" | "balances" | "values" | "numbers" | "statements" | "row"
+        )
+    }));
+    match &w.get(start..).unwrap_or_default() {
+        [b, n, p, ..] if be(b) && *n == "not" && present(p) => true,
+        [b, a, ..] if be(b) && absent(a) => true,
+        _ => false,
+    }
 }
 
 /// Whether the words around a file name say it is a name pattern, not a file (`does not end in
@@ -75,6 +113,8 @@ fn names_a_pattern(before: &str, after: &str) -> bool {
 pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
     let mut files: Vec<(String, usize, &str)> = Vec::new();
     let mut years: BTreeSet<(usize, i32)> = BTreeSet::new();
+    let source_years = ctx.years().filter(|y| !y.is_empty());
+    let in_range = |y: i32| source_years.is_none_or(|r| r.contains(&y));
     for (b, s) in doc.blocks.iter().zip(scans) {
         files.extend(
             s.files
@@ -87,11 +127,15 @@ pub fn check(ctx: &Context, doc: &Doc, scans: &[Scan], out: &mut Vec<Finding>) {
                 .iter()
                 .map(|(f, l)| (f.clone(), *l, "link destination")),
         );
-        // `the file has no FY2019 data`: a year said to be absent is not cited as data.
+        // `the file has no FY2019 data`: a year said to be absent is not cited as data. Only a
+        // year outside the source's can be reported, so only such a year's words are read.
         years.extend(
             s.years
                 .iter()
-                .filter(|y| !said_absent(&b.text[..y.start]))
+                .filter(|y| !in_range(y.year))
+                .filter(|y| {
+                    !said_absent(&b.text[..y.start]) && !said_absent_after(&b.text[y.end..])
+                })
                 .map(|y| (b.line_at(y.start), y.year)),
         );
         years.extend(s.link_years.iter().map(|(y, l)| (*l, *y)));

@@ -154,11 +154,20 @@ pub fn check(ctx: &Context, metrics: &MetricsReading, out: &mut Vec<Finding>) ->
         return MemoReading::default();
     }
     let doc: Doc = parse::parse(text);
-    let scans: Vec<Scan> = doc
+    let mut scans: Vec<Scan> = doc
         .blocks
         .iter()
         .map(|b| scan(b, &ctx.spec.memo.file_extensions))
         .collect();
+    // A key the memo defines (`[S] = `statements.csv``) cites its file wherever it is written.
+    let keys = crate::read::memo::citation_keys(&doc, &scans);
+    if !keys.is_empty() {
+        for (b, s) in doc.blocks.iter().zip(scans.iter_mut()) {
+            if keys.iter().any(|(k, _)| b.text.contains(k.as_str())) {
+                *s = crate::read::memo::scan_keyed(b, &ctx.spec.memo.file_extensions, &keys);
+            }
+        }
+    }
     let mut found = Vec::new();
     let spans = sections::check(ctx.spec, &doc, &mut found);
     let mut reading = MemoReading::default();

@@ -309,7 +309,14 @@ pub fn check(ctx: &Context, out: &mut Vec<Finding>) -> MetricsReading {
     let mut extra: Vec<(&RawSeries, Option<usize>)> = Vec::new();
     for s in &table.series {
         let folded = fold(&s.label);
-        match spec.metric_for_header(&folded) {
+        // A header written as its formula (`Total liabilities / total equity (x)`) names the
+        // metric that ratio is, ranked after every name-based header.
+        let by_ratio = || {
+            Spec::ratio_sides(&s.label)
+                .and_then(|(n, d)| spec.metric_for_ratio(n, d))
+                .map(|m| (m, usize::MAX))
+        };
+        match spec.metric_for_header(&folded).or_else(by_ratio) {
             None => extra.push((s, None)),
             Some((m, rank)) => match assigned[m] {
                 Some((first, r)) if r == rank => out.push(

@@ -73,6 +73,14 @@ fn resolve_through_rule(name: &str, rule: Option<&str>, spec: &Spec) -> Option<R
 }
 
 fn resolve_item(name: &str, spec: &Spec, stmts: &Statements) -> Option<Resolved> {
+    // A ratio of two names (`Liabilities / equity`) is the metric that ratio is, or nothing:
+    // never the line item its numerator names.
+    if let Some((num, den)) = Spec::ratio_sides(name) {
+        return spec.metric_for_ratio(num, den).map(|m| Resolved {
+            item: ItemRef::Metric(m),
+            only_rule: None,
+        });
+    }
     let folded = fold(name);
     if let Some(r) = spec.rule_index(&folded) {
         if let RuleItems::Metric(m) = spec.movements.rules[r].items {
@@ -539,7 +547,12 @@ fn judge_row<'a>(
         ..loc
     };
     rows.listed.insert((t, res.item));
-    let rule_key = row.rule.as_deref().map(fold).unwrap_or_default();
+    // Without a rule column, two rows of one item and year that print different changes state
+    // different movements (a 15 % move of a margin and its 2-point move), not one twice.
+    let rule_key = match row.rule.as_deref() {
+        Some(r) => fold(r),
+        None => format!("\u{0}{}", row.change.as_deref().unwrap_or_default()),
+    };
     if let Some(first) = rows.first_rows.get(&(t, res.item, rule_key.clone())) {
         out.push(
             Finding::warn(
@@ -934,14 +947,27 @@ fn report_unknown(
                  flag is not checked",
                 u.item, spec.artifacts.metrics
             ))
+        } else if let Some((num, den)) = Spec::ratio_sides(&u.item)
+            .filter(|(n, d)| spec.ratio_side(n).is_some() && spec.ratio_side(d).is_some())
+        {
+            Some(format!(
+                "`{}` is a ratio of `{num}` to `{den}` that the contract does not define: its flag \
+                 is not checked",
+                u.item
+            ))
         } else {
-            spec.memo_cues.undefined_in(&folded).map(|q| {
-                format!(
-                    "`{}` is a quantity the contract does not define (`{q}`): its flag is not \
+            // The label's parentheses are read too (`Operating expenses (derived: …)`).
+            let whole = crate::names::fold(&u.item.replace(['(', ')', '[', ']'], " "));
+            spec.memo_cues
+                .undefined_in(&folded)
+                .or_else(|| spec.memo_cues.undefined_in(&whole))
+                .map(|q| {
+                    format!(
+                        "`{}` is a quantity the contract does not define (`{q}`): its flag is not \
                      checked",
-                    u.item
-                )
-            })
+                        u.item
+                    )
+                })
         };
         if let Some(message) = not_checked {
             out.push(

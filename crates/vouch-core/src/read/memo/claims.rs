@@ -1813,7 +1813,13 @@ fn read_sentence(
                 .next()
                 .unwrap_or("");
             let known_there = ms.iter().any(|m| m.end == lead.len());
+            // A currency code is the figure's unit (`USD 3,941.2m`), not a quantity.
+            let currency = matches!(
+                before_word,
+                "USD" | "EUR" | "GBP" | "CAD" | "AUD" | "JPY" | "CHF" | "CNY" | "INR" | "US"
+            );
             if before_word.len() >= 2
+                && !currency
                 && before_word.chars().all(|c| c.is_ascii_uppercase())
                 && !known_there
             {

@@ -33,8 +33,27 @@ pub struct Scan {
 }
 
 pub fn scan(block: &Block, extensions: &[String]) -> Scan {
+    scan_keyed(block, extensions, &[])
+}
+
+/// [`scan`], with each occurrence of a citation key (`[S]`, see [`citation_keys`]) read as a
+/// mention of the file it stands for.
+pub fn scan_keyed(block: &Block, extensions: &[String], keys: &[(String, String)]) -> Scan {
     let text = &block.text;
-    let (files, urls) = years::files_and_urls(text, extensions);
+    let (mut files, urls) = years::files_and_urls(text, extensions);
+    for (key, file) in keys {
+        for (at, _) in text.match_indices(key.as_str()) {
+            let end = at + key.len();
+            if !files.iter().any(|f| f.start < end && at < f.end) {
+                files.push(years::FileMention {
+                    name: file.clone(),
+                    start: at,
+                    end,
+                });
+            }
+        }
+    }
+    files.sort_by_key(|f| f.start);
     let mut spans: Vec<(usize, usize)> = files.iter().map(|f| (f.start, f.end)).collect();
     spans.extend(urls);
     let unyeared = blank(text, &spans);
@@ -60,6 +79,64 @@ pub fn scan(block: &Block, extensions: &[String]) -> Scan {
         masked,
         words,
     }
+}
+
+/// The citation keys a memo defines, with the file each stands for: a short bracketed label
+/// (`[S]`, `[1]`, `[M2]`) written right before a cited file name, with at most a sign or a few
+/// linking words between (`[S] = `file.csv``, `[1]: source file.csv`, `[M] refers to
+/// calculated_metrics.csv`). The first definition of a key holds.
+pub fn citation_keys(doc: &parse::Doc, scans: &[Scan]) -> Vec<(String, String)> {
+    const LINKS: [&str; 7] = [
+        "source",
+        "sources",
+        "file",
+        "is",
+        "refers to",
+        "denotes",
+        "means",
+    ];
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for (b, s) in doc.blocks.iter().zip(scans) {
+        for f in &s.files {
+            let Some(mut before) = b.text.get(..f.start) else {
+                continue;
+            };
+            loop {
+                let t = before.trim_end_matches(|c: char| {
+                    c.is_whitespace()
+                        || matches!(
+                            c,
+                            '`' | '*' | '_' | '=' | ':' | '-' | '\u{2013}' | '\u{2014}' | '(' | '"'
+                        )
+                });
+                let lower = t.to_ascii_lowercase();
+                match LINKS.iter().find(|w| {
+                    lower.ends_with(*w)
+                        && !lower[..lower.len() - w.len()].ends_with(|c: char| c.is_alphanumeric())
+                }) {
+                    Some(w) => before = &t[..t.len() - w.len()],
+                    None => {
+                        before = t;
+                        break;
+                    }
+                }
+            }
+            let Some(open) = before.strip_suffix(']').and_then(|t| t.rfind('[')) else {
+                continue;
+            };
+            let key = &before[open..];
+            let inner = &key[1..key.len() - 1];
+            if (1..=8).contains(&inner.len())
+                && inner
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '^' | '-' | '_'))
+                && !keys.iter().any(|(k, _)| k == key)
+            {
+                keys.push((key.to_string(), f.name.clone()));
+            }
+        }
+    }
+    keys
 }
 
 /// `text` with the byte spans replaced by spaces (spans lie on char boundaries).
