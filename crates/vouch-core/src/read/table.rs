@@ -69,10 +69,7 @@ fn read_with(parser: &mut csv_core::Reader, text: &str) -> Result<Vec<Record>, C
                 .iter()
                 .take_while(|&&b| b == b'\n' || b == b'\r')
                 .count();
-        line_ends += count_line_ends(
-            &bytes[counted_to..first],
-            counted_to > 0 && bytes[counted_to - 1] == b'\r',
-        );
+        line_ends += count_line_ends(&bytes[counted_to..first]);
         counted_to = first;
         let start_line = line_ends + 1;
         let (mut outlen, mut endlen) = (0, 0);
@@ -131,23 +128,13 @@ fn read_with(parser: &mut csv_core::Reader, text: &str) -> Result<Vec<Record>, C
     }
 }
 
-/// The line ends in `b`: each `\n`, and each `\r` not followed by `\n`; `after_cr` says the byte
-/// before `b` was a `\r`, whose `\n` at the start of `b` ends no further line.
-fn count_line_ends(b: &[u8], after_cr: bool) -> usize {
-    let mut n = 0;
-    for (i, &c) in b.iter().enumerate() {
-        match c {
-            b'\n' => {
-                let after = if i == 0 { after_cr } else { b[i - 1] == b'\r' };
-                if !after {
-                    n += 1;
-                }
-            }
-            b'\r' => n += 1,
-            _ => {}
-        }
-    }
-    n
+/// The line ends in `b`: each `\r`, and each `\n` not right after a `\r` (a `\r\n` is one).
+/// The slices counted start at a record's first byte, never inside a `\r\n`.
+fn count_line_ends(b: &[u8]) -> usize {
+    b.iter()
+        .enumerate()
+        .filter(|&(i, &c)| c == b'\r' || (c == b'\n' && (i == 0 || b[i - 1] != b'\r')))
+        .count()
 }
 
 #[cfg(test)]

@@ -33,6 +33,15 @@ fn last_words(before: &str) -> Vec<Word> {
     ws
 }
 
+/// The words of the first `bytes` bytes of `after` (cut back to a character boundary).
+fn first_words(after: &str, bytes: usize) -> Vec<Word> {
+    let mut to = after.len().min(bytes);
+    while !after.is_char_boundary(to) {
+        to -= 1;
+    }
+    crate::read::memo::vocabulary::words(&after[..to])
+}
+
 /// Whether the words right before a year say there is none of it (`no FY2019 data`, `without
 /// a FY2019 base`; what comes after is [`said_absent_after`]).
 fn said_absent(before: &str) -> bool {
@@ -48,11 +57,7 @@ fn said_absent(before: &str) -> bool {
 /// `FY2020 is not available`, `2019 data are missing`): a verb of being, then `not` and a word of
 /// presence, or a word of absence. A claim about the year (`2026 may not repeat`) is not one.
 fn said_absent_after(after: &str) -> bool {
-    let mut to = after.len().min(40);
-    while !after.is_char_boundary(to) {
-        to -= 1;
-    }
-    let ws = crate::read::memo::vocabulary::words(&after[..to]);
+    let ws = first_words(after, 40);
     let w: Vec<&str> = ws.iter().take(5).map(|w| w.lower.as_str()).collect();
     let be = |x: &str| matches!(x, "is" | "was" | "are" | "were");
     let absent = |x: &str| matches!(x, "missing" | "absent" | "unavailable" | "excluded");
@@ -96,11 +101,7 @@ fn names_a_pattern(before: &str, after: &str) -> bool {
             "matching" | "match" | "matches" | "pattern" | "suffix" | "like"
         )
     });
-    let mut to = after.len().min(24);
-    while !after.is_char_boundary(to) {
-        to -= 1;
-    }
-    let next = crate::read::memo::vocabulary::words(&after[..to]);
+    let next = first_words(after, 24);
     let after_cue = next.first().is_some_and(|w| {
         matches!(
             w.lower.as_str(),
